@@ -1,0 +1,351 @@
+// Package cli is kontext's command line (urfave/cli/v2): `kontext mcp` and
+// the verbs around it. cmd/kontext only hands it the toolsets to ship.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kontext-dev/kontext/internal/fsroot"
+	"github.com/kontext-dev/kontext/internal/mcp"
+)
+
+// Version is the kontext version, set at build time with
+// -ldflags "-X github.com/kontext-dev/kontext/internal/cli.Version=…".
+var Version = "0.1.0-dev"
+
+// ToolsetFactory builds one toolset for a repository root.
+type ToolsetFactory struct {
+	Name        string
+	Description string
+	// Describe returns the toolset's definitions without serving it.
+	Describe func() *mcp.Toolset
+	// Open builds the toolset. attach, when not nil, receives the server
+	// once it exists (toolsets that announce changes need it).
+	Open func(root *fsroot.Root) (ts *mcp.Toolset, attach func(*mcp.Server), err error)
+	// Flags returns the generated CLI flags of one of its tools.
+	Flags func(tool string) []cli.Flag
+}
+
+// Main runs the command line and returns the process exit status. Errors are
+// one line on stderr.
+func Main(args []string, toolsets []ToolsetFactory, stdout, stderr io.Writer) int {
+	app := NewApp(toolsets, stdout, stderr)
+	if err := app.Run(args); err != nil {
+		var exit cli.ExitCoder
+		msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
+		if msg != "" {
+			fmt.Fprintln(stderr, "kontext: "+msg)
+		}
+		if errors.As(err, &exit) {
+			return exit.ExitCode()
+		}
+		return 2
+	}
+	return 0
+}
+
+// NewApp returns the kontext command line.
+func NewApp(toolsets []ToolsetFactory, stdout, stderr io.Writer) *cli.App {
+	app := &cli.App{
+		Name:                 "kontext",
+		Usage:                "repository context for coding agents, over MCP",
+		Version:              Version,
+		Writer:               stdout,
+		ErrWriter:            stderr,
+		EnableBashCompletion: true,
+		HideVersion:          true,
+		ExitErrHandler:       func(*cli.Context, error) {},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return cli.Exit(err.Error()+" (see kontext help)", 2)
+		},
+		Commands: []*cli.Command{
+			mcpCommand(toolsets),
+
+			toolsCommand(toolsets),
+			callCommand(toolsets),
+			{
+				Name:  "version",
+				Usage: "print the version",
+				Action: func(c *cli.Context) error {
+					fmt.Fprintf(c.App.Writer, "kontext %s (MCP %s)\n", Version, strings.Join(mcp.SupportedVersions(), ", "))
+					return nil
+				},
+			},
+		},
+	}
+	for _, cmd := range app.Commands {
+		cmd.OnUsageError = app.OnUsageError
+	}
+	return app
+}
+
+// serverFlags are the flags that choose what a server serves.
+func serverFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "root", Usage: "repository root (default $KONTEXT_ROOT, else $AGENT_CONTEXT_ROOT, else the working directory)"},
+		&cli.StringSliceFlag{Name: "toolsets", Usage: "serve only these toolsets (comma-separated; default all)"},
+		&cli.StringSliceFlag{Name: "tools", Usage: "serve these tools too (comma-separated)"},
+		&cli.BoolFlag{Name: "read-only", Usage: "serve only tools that state readOnlyHint: true (wins over --toolsets and --tools)"},
+	}
+}
+
+func splitList(values []string) []string {
+	var out []string
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
+			if part = strings.TrimSpace(part); part != "" {
+				out = append(out, part)
+			}
+		}
+	}
+	return out
+}
+
+// built is a server with everything it needs.
+type built struct {
+	server *mcp.Server
+	root   *fsroot.Root
+}
+
+// buildServer opens the root and the toolsets and applies the filter. An
+// unknown toolset or tool name is an error, not an empty server.
+func buildServer(c *cli.Context, factories []ToolsetFactory, opts mcp.Options, log *slog.Logger) (*built, error) {
+	choice, err := fsroot.Choose(c.String("root"), os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	root, err := fsroot.Open(choice.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s (from %s)", err, choice.Source)
+	}
+	filter := mcp.Filter{Toolsets: splitList(c.StringSlice("toolsets")), Tools: splitList(c.StringSlice("tools")), ReadOnly: c.Bool("read-only")}
+	var names []string
+	for _, f := range factories {
+		names = append(names, f.Name)
+	}
+	for _, ts := range filter.Toolsets {
+		if !slices.Contains(names, ts) {
+			return nil, fmt.Errorf("unknown toolset %q (known: %s)", ts, strings.Join(names, ", "))
+		}
+	}
+	var sets []*mcp.Toolset
+	var attach []func(*mcp.Server)
+	known := map[string]bool{}
+	for _, f := range factories {
+		ts, a, err := f.Open(root)
+		if err != nil {
+			return nil, fmt.Errorf("toolset %s: %w", f.Name, err)
+		}
+		for _, t := range ts.Tools {
+			known[t.Name] = true
+		}
+		sets = append(sets, ts)
+		if a != nil {
+			attach = append(attach, a)
+		}
+	}
+	for _, t := range filter.Tools {
+		if !known[t] {
+			return nil, fmt.Errorf("unknown tool %q (kontext tools lists them)", t)
+		}
+	}
+	opts.Filter = filter
+	opts.Logger = log
+	srv, err := mcp.NewServer(mcp.Implementation{Name: "kontext", Title: "kontext — repository context for agents", Version: Version}, opts, sets...)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range attach {
+		a(srv)
+	}
+	log.Info("kontext serving", "root", root.Dir(), "rootFrom", choice.Source, "tools", len(srv.Tools()), "readOnly", filter.ReadOnly)
+	return &built{server: srv, root: root}, nil
+}
+
+func mcpCommand(factories []ToolsetFactory) *cli.Command {
+	flags := append(serverFlags(),
+		&cli.DurationFlag{Name: "request-timeout", Value: 120 * time.Second, Usage: "bound on every request; 0 disables"},
+		&cli.StringFlag{Name: "log-level", Value: "info", Usage: "diagnostics on stderr: debug, info, warn, error"},
+		&cli.IntFlag{Name: "page-size", Value: 100, Usage: "items per page of a list method", Hidden: true},
+	)
+	return &cli.Command{
+		Name:  "mcp",
+		Usage: "serve MCP over stdio (JSON-RPC on stdout, diagnostics on stderr)",
+		Flags: flags,
+		Action: func(c *cli.Context) error {
+			log, err := stderrLogger(c.App.ErrWriter, c.String("log-level"))
+			if err != nil {
+				return err
+			}
+			opts := mcp.Options{RequestTimeout: c.Duration("request-timeout"), PageSize: c.Int("page-size")}
+			trace, closeTrace, err := traceFromEnv()
+			if err != nil {
+				return err
+			}
+			defer closeTrace()
+			opts.Trace = trace
+			b, err := buildServer(c, factories, opts, log)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return b.server.ServeStdio(ctx)
+		},
+	}
+}
+
+func stderrLogger(w io.Writer, level string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", level)
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
+}
+
+// traceFromEnv records every JSON-RPC line in the file KONTEXT_TRACE names
+// (for tests that validate the wire, and for debugging a client).
+func traceFromEnv() (func(out bool, line []byte), func(), error) {
+	path := os.Getenv("KONTEXT_TRACE")
+	if path == "" {
+		return nil, func() {}, nil
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("KONTEXT_TRACE: %w", err)
+	}
+	var mu sync.Mutex
+	trace := func(out bool, line []byte) {
+		rec, _ := json.Marshal(struct {
+			Out     bool            `json:"out"`
+			Message json.RawMessage `json:"message"`
+		}{out, json.RawMessage(line)})
+		mu.Lock()
+		f.Write(append(rec, '\n'))
+		mu.Unlock()
+	}
+	return trace, func() { f.Close() }, nil
+}
+
+// inProcess serves one in-memory connection and returns a client on it, so
+// that `tools` and `call` go through the same protocol path as a real client.
+func inProcess(ctx context.Context, srv *mcp.Server) (*mcp.Client, func(), error) {
+	serverEnd, clientEnd := mcp.NewInMemoryTransport()
+	done := make(chan struct{})
+	go func() {
+		srv.Serve(ctx, serverEnd)
+		close(done)
+	}()
+	client, err := mcp.Connect(ctx, clientEnd, mcp.ClientOptions{Info: mcp.Implementation{Name: "kontext-cli", Version: Version}, Era: mcp.EraLegacy})
+	if err != nil {
+		clientEnd.Close()
+		return nil, nil, err
+	}
+	return client, func() {
+		client.Close()
+		clientEnd.Close()
+		<-done
+	}, nil
+}
+
+func toolsCommand(factories []ToolsetFactory) *cli.Command {
+	return &cli.Command{
+		Name:  "tools",
+		Usage: "list the tools the server would advertise (with the same flags as mcp)",
+		Flags: append(serverFlags(), &cli.BoolFlag{Name: "json", Usage: "print the tools/list result as JSON"}),
+		Action: func(c *cli.Context) error {
+			log := slog.New(slog.NewTextHandler(io.Discard, nil))
+			b, err := buildServer(c, factories, mcp.Options{}, log)
+			if err != nil {
+				return err
+			}
+			client, stop, err := inProcess(c.Context, b.server)
+			if err != nil {
+				return err
+			}
+			defer stop()
+			tools, err := client.ListTools(c.Context)
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				out, _ := json.MarshalIndent(map[string]any{"tools": tools}, "", "  ")
+				fmt.Fprintln(c.App.Writer, string(out))
+				return nil
+			}
+			byName := map[string]*mcp.Tool{}
+			for _, t := range b.server.Tools() {
+				byName[t.Name] = t
+			}
+			w := c.App.Writer
+			for _, t := range tools {
+				mode := "writes"
+				if byName[t.Name].ReadOnly() {
+					mode = "read-only"
+				}
+				title := t.Name
+				if t.Title != nil {
+					title = *t.Title
+				}
+				fmt.Fprintf(w, "%-24s %-10s %-10s %s\n", t.Name, byName[t.Name].Toolset, mode, title)
+			}
+			if len(tools) == 0 {
+				fmt.Fprintln(w, "no tools (no toolset is enabled, or the filter leaves none)")
+			}
+			return nil
+		},
+	}
+}
+
+func callCommand(factories []ToolsetFactory) *cli.Command {
+	cmd := &cli.Command{
+		Name:      "call",
+		Usage:     "call a tool: kontext call <tool> --<param> value …",
+		ArgsUsage: "<tool>",
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return cli.Exit("name a tool: kontext call <tool> (kontext tools lists them)", 2)
+			}
+			return cli.Exit(fmt.Sprintf("unknown tool %q (kontext tools lists them)", c.Args().First()), 2)
+		},
+	}
+	type entry struct {
+		tool, toolset, usage string
+		flags                []cli.Flag
+	}
+	var entries []entry
+	for _, f := range factories {
+		for _, t := range f.Describe().Tools {
+			entries = append(entries, entry{t.Name, f.Name, t.Title, f.Flags(t.Name)})
+		}
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].tool < entries[j].tool })
+	for _, e := range entries {
+		e := e
+		flags := append(serverFlags(), e.flags...)
+		flags = append(flags, &cli.StringFlag{Name: "args", Usage: "all arguments as one JSON object (other parameter flags are merged over it)"})
+		cmd.Subcommands = append(cmd.Subcommands, &cli.Command{
+			Name:         e.tool,
+			Usage:        e.usage + " [" + e.toolset + "]",
+			Flags:        flags,
+			OnUsageError: func(_ *cli.Context, err error, _ bool) error { return cli.Exit(err.Error(), 2) },
+			Action:       func(c *cli.Context) error { return runCall(c, factories, e.tool, e.flags) },
+		})
+	}
+	return cmd
+}

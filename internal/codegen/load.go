@@ -1,0 +1,289 @@
+package codegen
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// specValidator validates spec files against schema/spec.schema.json.
+type specValidator struct {
+	compiler *jsonschema.Compiler
+	cache    map[string]*jsonschema.Schema
+}
+
+const specSchemaURL = "https://kontext.dev/schema/spec.schema.json"
+
+func newSpecValidator(root string) (*specValidator, error) {
+	b, err := os.ReadFile(filepath.Join(root, "schema", "spec.schema.json"))
+	if err != nil {
+		return nil, err
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("schema/spec.schema.json: %w", err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(specSchemaURL, doc); err != nil {
+		return nil, err
+	}
+	return &specValidator{compiler: c, cache: map[string]*jsonschema.Schema{}}, nil
+}
+
+func (v *specValidator) check(def, file string, doc []byte) error {
+	sch, ok := v.cache[def]
+	if !ok {
+		var err error
+		sch, err = v.compiler.Compile(specSchemaURL + "#/$defs/" + def)
+		if err != nil {
+			return fmt.Errorf("spec.schema.json#/$defs/%s: %w", def, err)
+		}
+		v.cache[def] = sch
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	if err := sch.Validate(inst); err != nil {
+		var ve *jsonschema.ValidationError
+		if errors.As(err, &ve) {
+			var msgs []string
+			for _, vi := range violationsText(ve) {
+				msgs = append(msgs, vi)
+			}
+			return fmt.Errorf("%s does not fit spec.schema.json#/$defs/%s:\n  %s", file, def, strings.Join(msgs, "\n  "))
+		}
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	return nil
+}
+
+func violationsText(ve *jsonschema.ValidationError) []string {
+	var out []string
+	var walk func(u *jsonschema.OutputUnit)
+	walk = func(u *jsonschema.OutputUnit) {
+		if u.Error != nil && !strings.HasPrefix(u.Error.String(), "validation failed") {
+			out = append(out, fmt.Sprintf("at %q: %s", u.InstanceLocation, u.Error.String()))
+		}
+		for i := range u.Errors {
+			walk(&u.Errors[i])
+		}
+	}
+	walk(ve.BasicOutput())
+	return out
+}
+
+// loadTree reads and validates every spec under root/dir.
+func loadTree(root, dir string, v *specValidator) (*Tree, error) {
+	t := &Tree{Dir: dir}
+	read := func(rel, def string, into any) (bool, error) {
+		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		sum := sha256.Sum256(b)
+		t.sources = append(t.sources, rel+" sha256:"+hex.EncodeToString(sum[:]))
+		doc, err := yaml.YAMLToJSON(b)
+		if err != nil {
+			return false, fmt.Errorf("%s: %w", rel, err)
+		}
+		if err := v.check(def, rel, doc); err != nil {
+			return false, err
+		}
+		dec := json.NewDecoder(bytes.NewReader(doc))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(into); err != nil {
+			return false, fmt.Errorf("%s: %w", rel, err)
+		}
+		return true, nil
+	}
+
+	var toolsets struct {
+		Server   *ServerSpec   `json:"server"`
+		Toolsets []ToolsetSpec `json:"toolsets"`
+	}
+	if ok, err := read(path.Join(dir, "toolsets.yaml"), "toolsets", &toolsets); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, fmt.Errorf("%s/toolsets.yaml is missing", dir)
+	}
+	t.Server, t.Toolsets = toolsets.Server, toolsets.Toolsets
+	known := map[string]bool{}
+	for _, ts := range t.Toolsets {
+		if known[ts.Name] {
+			return nil, fmt.Errorf("%s/toolsets.yaml: toolset %s is listed twice", dir, ts.Name)
+		}
+		known[ts.Name] = true
+	}
+
+	var errs struct {
+		Errors []ErrorSpec `json:"errors"`
+	}
+	if _, err := read(path.Join(dir, "errors.yaml"), "errors", &errs); err != nil {
+		return nil, err
+	}
+	t.Errors = errs.Errors
+	codes := map[int64]bool{}
+	for _, e := range t.Errors {
+		if codes[e.Code] {
+			return nil, fmt.Errorf("%s/errors.yaml: code %d is listed twice", dir, e.Code)
+		}
+		codes[e.Code] = true
+	}
+
+	var prompts struct {
+		Prompts []PromptSpec `json:"prompts"`
+	}
+	if _, err := read(path.Join(dir, "prompts.yaml"), "prompts", &prompts); err != nil {
+		return nil, err
+	}
+	t.Prompts = prompts.Prompts
+	for _, p := range t.Prompts {
+		if !known[p.Toolset] {
+			return nil, fmt.Errorf("%s/prompts.yaml: prompt %s names unknown toolset %s", dir, p.Name, p.Toolset)
+		}
+	}
+
+	var resources struct {
+		Resources []ResourceSpec `json:"resources"`
+		Templates []TemplateSpec `json:"templates"`
+	}
+	if _, err := read(path.Join(dir, "resources.yaml"), "resources", &resources); err != nil {
+		return nil, err
+	}
+	t.Resources, t.Templates = resources.Resources, resources.Templates
+	for _, r := range t.Resources {
+		if !known[r.Toolset] {
+			return nil, fmt.Errorf("%s/resources.yaml: resource %s names unknown toolset %s", dir, r.URI, r.Toolset)
+		}
+	}
+	for _, r := range t.Templates {
+		if !known[r.Toolset] {
+			return nil, fmt.Errorf("%s/resources.yaml: template %s names unknown toolset %s", dir, r.URITemplate, r.Toolset)
+		}
+	}
+
+	toolsDir := filepath.Join(root, filepath.FromSlash(dir), "tools")
+	entries, err := os.ReadDir(toolsDir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	names := map[string]string{}
+	for _, e := range entries {
+		if !e.IsDir() {
+			return nil, fmt.Errorf("%s/tools/%s: tools live in a directory named after their toolset", dir, e.Name())
+		}
+		if !known[e.Name()] {
+			return nil, fmt.Errorf("%s/tools/%s: no such toolset in toolsets.yaml", dir, e.Name())
+		}
+		files, err := os.ReadDir(filepath.Join(toolsDir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			if f.IsDir() || !strings.HasSuffix(f.Name(), ".yaml") {
+				return nil, fmt.Errorf("%s/tools/%s/%s: only <tool>.yaml files belong here", dir, e.Name(), f.Name())
+			}
+			rel := path.Join(dir, "tools", e.Name(), f.Name())
+			tool := &ToolSpec{file: rel}
+			if _, err := read(rel, "tool", tool); err != nil {
+				return nil, err
+			}
+			tool.digest = t.sources[len(t.sources)-1]
+			if err := checkTool(tool, e.Name(), strings.TrimSuffix(f.Name(), ".yaml")); err != nil {
+				return nil, err
+			}
+			if other, dup := names[tool.Name]; dup {
+				return nil, fmt.Errorf("%s: tool %s is already defined in %s", rel, tool.Name, other)
+			}
+			names[tool.Name] = rel
+			t.Tools = append(t.Tools, tool)
+		}
+	}
+	order := func(ts string) int {
+		return slices.IndexFunc(t.Toolsets, func(s ToolsetSpec) bool { return s.Name == ts })
+	}
+	sort.SliceStable(t.Tools, func(i, j int) bool {
+		oi, oj := order(t.Tools[i].Toolset), order(t.Tools[j].Toolset)
+		if oi != oj {
+			return oi < oj
+		}
+		return t.Tools[i].file < t.Tools[j].file
+	})
+	sort.Strings(t.sources)
+	return t, nil
+}
+
+// checkTool enforces what the spec schema cannot express.
+func checkTool(tool *ToolSpec, dirToolset, fileStem string) error {
+	if tool.Toolset != dirToolset {
+		return fmt.Errorf("%s: toolset %q but the file is under tools/%s", tool.file, tool.Toolset, dirToolset)
+	}
+	if tool.Name != fileStem {
+		return fmt.Errorf("%s: tool %q must live in %s.yaml", tool.file, tool.Name, tool.Name)
+	}
+	seen := map[string]bool{}
+	for _, p := range tool.Params {
+		if seen[p.Name] {
+			return fmt.Errorf("%s: parameter %s is declared twice", tool.file, p.Name)
+		}
+		seen[p.Name] = true
+		if def := p.Default(); def != nil {
+			if err := checkDefault(p, def); err != nil {
+				return fmt.Errorf("%s: parameter %s: %w", tool.file, p.Name, err)
+			}
+		}
+		if p.Doc.Default != nil && p.Default() != nil {
+			return fmt.Errorf("%s: parameter %s has both a default and doc.default", tool.file, p.Name)
+		}
+	}
+	if tool.Output.Structured != "" && !strings.Contains(tool.Output.Structured, "/") {
+		return fmt.Errorf("%s: output.structured must be an import path and a type name", tool.file)
+	}
+	return nil
+}
+
+// checkDefault makes sure a default satisfies its own parameter schema, so the
+// generated decoder can never produce a value the schema would refuse.
+func checkDefault(p ParamSpec, def json.RawMessage) error {
+	schema, err := paramSchemaJSON(p, false)
+	if err != nil {
+		return err
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		return err
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("kontext:///default.json", doc); err != nil {
+		return err
+	}
+	sch, err := c.Compile("kontext:///default.json")
+	if err != nil {
+		return err
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(def))
+	if err != nil {
+		return err
+	}
+	if err := sch.Validate(inst); err != nil {
+		return fmt.Errorf("default %s does not satisfy the parameter's own schema", def)
+	}
+	return nil
+}

@@ -1,0 +1,238 @@
+// Package codegen generates kontext's Go code and reference docs from the
+// YAML and JSON Schema specs under schema/ (and, for the test-only toolset,
+// testdata/schema/).
+//
+// Generate is a pure function of the files it reads: it returns every file it
+// would write, so TestGenerated can compare them with what is committed.
+package codegen
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Text is a human text in English and Slovak.
+type Text struct {
+	EN string `json:"en"`
+	SK string `json:"sk"`
+}
+
+// In returns the text in a language ("en" or "sk").
+func (t Text) In(lang string) string {
+	if lang == "sk" {
+		return t.SK
+	}
+	return t.EN
+}
+
+// ToolSpec is one schema/tools/<toolset>/<tool>.yaml.
+type ToolSpec struct {
+	Name        string `json:"name"`
+	Toolset     string `json:"toolset"`
+	Title       Text   `json:"title"`
+	Description Text   `json:"description"`
+	Annotations struct {
+		ReadOnly    *bool `json:"readOnlyHint"`
+		Destructive *bool `json:"destructiveHint"`
+		Idempotent  *bool `json:"idempotentHint"`
+		OpenWorld   *bool `json:"openWorldHint"`
+	} `json:"annotations"`
+	Params []ParamSpec `json:"params"`
+	Output struct {
+		Description Text   `json:"description"`
+		Structured  string `json:"structured"`
+	} `json:"output"`
+	Doc struct {
+		After *Text `json:"after"`
+	} `json:"doc"`
+
+	file   string // path relative to the repository root
+	digest string // sha256 of the file
+}
+
+// ParamSpec is one tool parameter: its JSON Schema keywords plus the
+// bilingual description and doc overrides.
+type ParamSpec struct {
+	Name        string `json:"name"`
+	Required    bool   `json:"required"`
+	Description Text   `json:"description"`
+	List        bool   `json:"list"`
+	Doc         struct {
+		Type    string `json:"type"`
+		Default *Text  `json:"default"`
+	} `json:"doc"`
+	RequiredProperties []string `json:"requiredProperties"`
+	// Schema holds the JSON Schema keywords of the parameter, in the order
+	// the canonical schema writes them.
+	Schema orderedSchema `json:"-"`
+}
+
+// schemaKeywords is the order in which keywords are written; it is also the
+// set of keywords a parameter may carry (spec.schema.json enforces it).
+var schemaKeywords = []string{
+	"type", "description", "enum", "default", "minimum", "maximum",
+	"minLength", "maxLength", "pattern", "minItems", "maxItems",
+	"items", "properties", "required", "additionalProperties",
+}
+
+// orderedSchema is a JSON Schema fragment whose keys are written in
+// schemaKeywords order (properties in their declared order).
+type orderedSchema struct {
+	keys   []string
+	values map[string]json.RawMessage
+}
+
+func (p *ParamSpec) UnmarshalJSON(b []byte) error {
+	type plain ParamSpec
+	if err := json.Unmarshal(b, (*plain)(p)); err != nil {
+		return err
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(b, &all); err != nil {
+		return err
+	}
+	p.Schema = orderedSchema{values: map[string]json.RawMessage{}}
+	for _, k := range schemaKeywords {
+		if v, ok := all[k]; ok && k != "description" && k != "required" {
+			p.Schema.keys = append(p.Schema.keys, k)
+			p.Schema.values[k] = v
+		}
+	}
+	if v, ok := all["requiredProperties"]; ok {
+		p.Schema.values["required"] = v
+	}
+	return nil
+}
+
+// Type returns the parameter's JSON type.
+func (p ParamSpec) Type() string {
+	var t string
+	_ = json.Unmarshal(p.Schema.values["type"], &t)
+	return t
+}
+
+// itemType returns the JSON type of an array parameter's items.
+func (p ParamSpec) itemType() string {
+	var items struct {
+		Type string `json:"type"`
+	}
+	_ = json.Unmarshal(p.Schema.values["items"], &items)
+	return items.Type
+}
+
+// Default returns the parameter's default as JSON, or nil.
+func (p ParamSpec) Default() json.RawMessage { return p.Schema.values["default"] }
+
+// enumValues returns the enum as JSON texts, or nil.
+func (p ParamSpec) enumValues() []json.RawMessage {
+	var vals []json.RawMessage
+	_ = json.Unmarshal(p.Schema.values["enum"], &vals)
+	return vals
+}
+
+// ToolsetSpec is one entry of toolsets.yaml.
+type ToolsetSpec struct {
+	Name         string `json:"name"`
+	Title        Text   `json:"title"`
+	Description  Text   `json:"description"`
+	Intro        *Text  `json:"intro"`
+	Instructions string `json:"instructions"`
+}
+
+// ServerSpec is the reference's opening and closing text.
+type ServerSpec struct {
+	Title        Text  `json:"title"`
+	Intro        Text  `json:"intro"`
+	ToolsHeading Text  `json:"toolsHeading"`
+	ToolsIntro   *Text `json:"toolsIntro"`
+	Sections     []struct {
+		Heading Text   `json:"heading"`
+		Body    Text   `json:"body"`
+		After   string `json:"after"`
+	} `json:"sections"`
+}
+
+// ErrorSpec is one entry of errors.yaml.
+type ErrorSpec struct {
+	Name    string `json:"name"`
+	Code    int64  `json:"code"`
+	Message string `json:"message"`
+	When    Text   `json:"when"`
+	Data    *Text  `json:"data"`
+	Emitted bool   `json:"emitted"`
+}
+
+// PromptSpec is one entry of prompts.yaml.
+type PromptSpec struct {
+	Name        string `json:"name"`
+	Toolset     string `json:"toolset"`
+	Title       Text   `json:"title"`
+	Description Text   `json:"description"`
+	Arguments   []struct {
+		Name        string `json:"name"`
+		Description Text   `json:"description"`
+		Required    bool   `json:"required"`
+	} `json:"arguments"`
+}
+
+// ResourceSpec is one fixed resource of resources.yaml.
+type ResourceSpec struct {
+	URI         string `json:"uri"`
+	Name        string `json:"name"`
+	Toolset     string `json:"toolset"`
+	Title       Text   `json:"title"`
+	Description Text   `json:"description"`
+	MIMEType    string `json:"mimeType"`
+	Doc         *Text  `json:"doc"`
+}
+
+// TemplateSpec is one resource template of resources.yaml.
+type TemplateSpec struct {
+	URITemplate string `json:"uriTemplate"`
+	Name        string `json:"name"`
+	Toolset     string `json:"toolset"`
+	Title       Text   `json:"title"`
+	Description Text   `json:"description"`
+	MIMEType    string `json:"mimeType"`
+	Doc         *Text  `json:"doc"`
+}
+
+// Tree is every spec of one spec directory.
+type Tree struct {
+	Dir       string
+	Server    *ServerSpec
+	Toolsets  []ToolsetSpec
+	Tools     []*ToolSpec // by toolset order, then file name
+	Errors    []ErrorSpec
+	Prompts   []PromptSpec
+	Resources []ResourceSpec
+	Templates []TemplateSpec
+	sources   []string // "path sha256:…" of every file read, sorted
+}
+
+func (t *Tree) toolsOf(toolset string) []*ToolSpec {
+	var out []*ToolSpec
+	for _, tool := range t.Tools {
+		if tool.Toolset == toolset {
+			out = append(out, tool)
+		}
+	}
+	return out
+}
+
+// goName turns snake_case (or a dashed name) into an exported Go identifier.
+func goName(name string) string {
+	var b strings.Builder
+	for _, part := range strings.FieldsFunc(name, func(r rune) bool { return r == '_' || r == '-' || r == '.' }) {
+		switch strings.ToLower(part) {
+		case "id", "uri", "url", "json", "mcp", "api", "http":
+			b.WriteString(strings.ToUpper(part))
+		default:
+			b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+		}
+	}
+	return b.String()
+}
+
+func fail(format string, args ...any) error { return fmt.Errorf(format, args...) }

@@ -1,0 +1,516 @@
+package codegen
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+	"text/template"
+)
+
+// toolsetFiles generates the Go package of one toolset: its input types, the
+// canonical schemas, the handler interface, the registration table and the
+// CLI flags.
+func toolsetFiles(tree *Tree, ts ToolsetSpec, dir, pkg string) (map[string][]byte, error) {
+	tools := tree.toolsOf(ts.Name)
+	var prompts []PromptSpec
+	for _, p := range tree.Prompts {
+		if p.Toolset == ts.Name {
+			prompts = append(prompts, p)
+		}
+	}
+	var resources []ResourceSpec
+	for _, r := range tree.Resources {
+		if r.Toolset == ts.Name {
+			resources = append(resources, r)
+		}
+	}
+	var templates []TemplateSpec
+	for _, r := range tree.Templates {
+		if r.Toolset == ts.Name {
+			templates = append(templates, r)
+		}
+	}
+	// Every file names the sources it was made from.
+	sources := []string{}
+	for _, s := range tree.sources {
+		file := strings.SplitN(s, " ", 2)[0]
+		if strings.Contains(file, "/tools/") && !strings.Contains(file, "/tools/"+ts.Name+"/") {
+			continue
+		}
+		sources = append(sources, s)
+	}
+
+	out := map[string][]byte{}
+
+	// Input types, by go-jsonschema.
+	var defs bytes.Buffer
+	defs.WriteString(`{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://kontext.dev/gen/` + ts.Name + `/inputs.json","$defs":{`)
+	for i, t := range tools {
+		if i > 0 {
+			defs.WriteByte(',')
+		}
+		s, err := goInputSchema(t)
+		if err != nil {
+			return nil, err
+		}
+		writeString(&defs, goName(t.Name)+"Input")
+		defs.WriteByte(':')
+		defs.Write(s)
+	}
+	defs.WriteString(`}}`)
+	var typesBody []byte
+	if len(tools) > 0 {
+		var err error
+		typesBody, err = goTypes(pkg, "https://kontext.dev/gen/"+ts.Name+"/inputs.json", defs.Bytes())
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		typesBody = []byte("package " + pkg + "\n")
+	}
+	var extra bytes.Buffer
+	for _, p := range prompts {
+		fmt.Fprintf(&extra, "\n// %sArgs are the arguments of the %s prompt.\ntype %sArgs struct {\n", goName(p.Name), p.Name, goName(p.Name))
+		for _, a := range p.Arguments {
+			req := "optional"
+			if a.Required {
+				req = "required"
+			}
+			fmt.Fprintf(&extra, "\t// %s: %s (%s).\n\t%s string\n", goName(a.Name), a.Description.EN, req, goName(a.Name))
+		}
+		extra.WriteString("}\n")
+	}
+	for _, r := range templates {
+		fmt.Fprintf(&extra, "\n// %sVars are the variables of %s.\ntype %sVars struct {\n", goName(r.Name), r.URITemplate, goName(r.Name))
+		for _, v := range templateVars(r.URITemplate) {
+			fmt.Fprintf(&extra, "\t%s string\n", goName(v))
+		}
+		extra.WriteString("}\n")
+	}
+	typesSrc, err := goFile(sources, append(typesBody, extra.Bytes()...))
+	if err != nil {
+		return nil, err
+	}
+	out[path.Join(dir, "types_gen.go")] = typesSrc
+
+	data := toolsetData{Package: pkg, Toolset: ts, Imports: map[string]string{}}
+	for _, t := range tools {
+		schema, err := inputSchema(t)
+		if err != nil {
+			return nil, err
+		}
+		td := toolData{Spec: t, Go: goName(t.Name), Schema: goStringLiteral(string(schema))}
+		if t.Output.Structured != "" {
+			i := strings.LastIndex(t.Output.Structured, ".")
+			imp, typ := t.Output.Structured[:i], t.Output.Structured[i+1:]
+			alias := path.Base(imp)
+			data.Imports[imp] = alias
+			td.OutputType = alias + "." + typ
+		}
+		td.Description = t.Description.EN + "\n\nReturns: " + t.Output.Description.EN
+		for _, p := range t.Params {
+			td.Flags = append(td.Flags, flagFor(p))
+		}
+		data.Tools = append(data.Tools, td)
+	}
+	for _, p := range prompts {
+		data.Prompts = append(data.Prompts, promptData{Spec: p, Go: goName(p.Name)})
+	}
+	for _, r := range resources {
+		data.Resources = append(data.Resources, resourceData{Spec: r, Go: goName(r.Name)})
+	}
+	for _, r := range templates {
+		td := templateData{Spec: r, Go: goName(r.Name)}
+		for _, v := range templateVars(r.URITemplate) {
+			td.Vars = append(td.Vars, varData{Name: v, Go: goName(v)})
+		}
+		data.Templates = append(data.Templates, td)
+	}
+
+	for name, tmpl := range map[string]*template.Template{
+		"schemas_gen.go":  schemasTemplate,
+		"handlers_gen.go": handlersTemplate,
+		"register_gen.go": registerTemplate,
+		"flags_gen.go":    flagsTemplate,
+	} {
+		var b bytes.Buffer
+		if err := tmpl.Execute(&b, data); err != nil {
+			return nil, fmt.Errorf("%s/%s: %w", dir, name, err)
+		}
+		src, err := goFile(sources, b.Bytes())
+		if err != nil {
+			return nil, fmt.Errorf("%s/%s: %w", dir, name, err)
+		}
+		out[path.Join(dir, name)] = src
+	}
+	return out, nil
+}
+
+type toolsetData struct {
+	Package   string
+	Toolset   ToolsetSpec
+	Tools     []toolData
+	Prompts   []promptData
+	Resources []resourceData
+	Templates []templateData
+	Imports   map[string]string // structured output packages: path → name
+}
+
+type toolData struct {
+	Spec        *ToolSpec
+	Go          string
+	Schema      string // Go string literal
+	Description string
+	OutputType  string
+	Flags       []flagData
+}
+
+type flagData struct {
+	Expr string // a Go expression of type cli.Flag
+}
+
+type promptData struct {
+	Spec PromptSpec
+	Go   string
+}
+
+type resourceData struct {
+	Spec ResourceSpec
+	Go   string
+}
+
+type templateData struct {
+	Spec TemplateSpec
+	Go   string
+	Vars []varData
+}
+
+type varData struct{ Name, Go string }
+
+var templateVarRE = regexp.MustCompile(`\{([a-z_]+)\}`)
+
+func templateVars(t string) []string {
+	var out []string
+	for _, m := range templateVarRE.FindAllStringSubmatch(t, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// goStringLiteral quotes s as a raw string when it can, so schemas stay
+// readable in the generated source.
+func goStringLiteral(s string) string {
+	if !strings.Contains(s, "`") {
+		return "`" + s + "`"
+	}
+	return strconv.Quote(s)
+}
+
+// flagFor maps a parameter to a urfave/cli flag. No flag carries a default:
+// an unset flag leaves the argument out, so the schema's default applies
+// exactly as it does over MCP.
+func flagFor(p ParamSpec) flagData {
+	usage := p.Description.EN
+	if p.Required {
+		usage += " (required)"
+	} else if d := p.Default(); d != nil {
+		usage += " (default " + strings.Trim(string(d), `"`) + ")"
+	} else if p.Doc.Default != nil {
+		usage += " (default " + p.Doc.Default.EN + ")"
+	}
+	if vals := p.enumValues(); vals != nil {
+		var parts []string
+		for _, v := range vals {
+			parts = append(parts, strings.Trim(string(v), `"`))
+		}
+		usage += "; one of " + strings.Join(parts, ", ")
+	}
+	names := fmt.Sprintf("Name: %q, Usage: %q", p.Name, usage)
+	if strings.Contains(p.Name, "_") {
+		names = fmt.Sprintf("Name: %q, Aliases: []string{%q}, Usage: %q", p.Name, strings.ReplaceAll(p.Name, "_", "-"), usage)
+	}
+	switch p.Type() {
+	case "string":
+		return flagData{"&cli.StringFlag{" + names + "}"}
+	case "integer":
+		return flagData{"&cli.Int64Flag{" + names + "}"}
+	case "number":
+		return flagData{"&cli.Float64Flag{" + names + "}"}
+	case "boolean":
+		return flagData{"&cli.BoolFlag{" + names + "}"}
+	case "array":
+		switch p.itemType() {
+		case "string":
+			return flagData{"&cli.StringSliceFlag{" + names + "}"}
+		case "integer":
+			return flagData{"&cli.Int64SliceFlag{" + names + "}"}
+		}
+	}
+	return flagData{fmt.Sprintf("cliflag.JSON(%q, %q)", p.Name, usage+" (JSON)")}
+}
+
+func boolLit(b *bool) string {
+	if b == nil {
+		return "nil"
+	}
+	return fmt.Sprintf("mcp.Bool(%t)", *b)
+}
+
+var funcs = template.FuncMap{
+	"goName":  goName,
+	"schemaConst": func(tool string) string {
+		g := goName(tool)
+		return strings.ToLower(g[:1]) + g[1:] + "InputSchema"
+	},
+	"boolLit": boolLit,
+	"quote":   strconv.Quote,
+	"json": func(v any) string {
+		b, _ := json.Marshal(v)
+		return string(b)
+	},
+	"needsCLIFlag": func(tools []toolData) bool {
+		for _, t := range tools {
+			for _, f := range t.Flags {
+				if strings.HasPrefix(f.Expr, "cliflag.") {
+					return true
+				}
+			}
+		}
+		return false
+	},
+	"needsCLI": func(tools []toolData) bool {
+		for _, t := range tools {
+			for _, f := range t.Flags {
+				if strings.HasPrefix(f.Expr, "&cli.") {
+					return true
+				}
+			}
+		}
+		return false
+	},
+}
+
+var schemasTemplate = template.Must(template.New("schemas").Funcs(funcs).Parse(`package {{.Package}}
+
+// The input schemas of the {{.Toolset.Name}} tools: the exact bytes tools/list
+// advertises and the argument validator compiles.
+const (
+{{- range .Tools}}
+	{{schemaConst .Spec.Name}} = {{.Schema}}
+{{- end}}
+)
+
+// InputSchemas maps each tool of the toolset to its input schema.
+var InputSchemas = map[string]string{
+{{- range .Tools}}
+	{{quote .Spec.Name}}: {{schemaConst .Spec.Name}},
+{{- end}}
+}
+`))
+
+var handlersTemplate = template.Must(template.New("handlers").Funcs(funcs).Parse(`package {{.Package}}
+
+import (
+	"context"
+
+	"github.com/kontext-dev/kontext/internal/mcp"
+{{- range $path, $name := .Imports}}
+	{{$name}} {{quote $path}}
+{{- end}}
+)
+
+// Handlers is what the hand-written {{.Toolset.Name}} toolset implements: one
+// method per tool, prompt and resource in the specs. Assert it with
+//
+//	var _ {{.Package}}.Handlers = (*handlers)(nil)
+//
+// and the compiler names whatever is missing.
+type Handlers interface {
+{{- range .Tools}}
+	// {{.Go}} runs the {{.Spec.Name}} tool ({{.Spec.Title.EN}}).
+	{{- if .OutputType}}
+	// It returns structured content; its outputSchema is reflected from the type.
+	{{.Go}}(ctx context.Context, in *{{.Go}}Input) (*{{.OutputType}}, error)
+	{{- else}}
+	{{.Go}}(ctx context.Context, in *{{.Go}}Input) (*mcp.ToolResult, error)
+	{{- end}}
+{{- end}}
+{{- range .Prompts}}
+	// Prompt{{.Go}} answers prompts/get for {{.Spec.Name}}.
+	Prompt{{.Go}}(ctx context.Context, args *{{.Go}}Args) (*mcp.PromptResult, error)
+{{- end}}
+{{- range .Resources}}
+	// Read{{.Go}} answers resources/read for {{.Spec.URI}}.
+	Read{{.Go}}(ctx context.Context) (*mcp.ResourceContents, error)
+{{- end}}
+{{- range .Templates}}
+	// Read{{.Go}} answers resources/read for {{.Spec.URITemplate}}; (nil, nil)
+	// when no such resource exists.
+	Read{{.Go}}(ctx context.Context, vars *{{.Go}}Vars) (*mcp.ResourceContents, error)
+	// List{{.Go}} lists the {{.Spec.URITemplate}} resources that exist now.
+	List{{.Go}}(ctx context.Context) ([]*mcp.Resource, error)
+{{- end}}
+}
+`))
+
+var registerTemplate = template.Must(template.New("register").Funcs(funcs).Parse(`package {{.Package}}
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/kontext-dev/kontext/internal/mcp"
+{{- range $path, $name := .Imports}}
+	{{$name}} {{quote $path}}
+{{- end}}
+)
+
+// Name is the toolset's name (--toolsets).
+const Name = {{quote .Toolset.Name}}
+
+// Description says what the toolset is for.
+const Description = {{quote .Toolset.Description.EN}}
+
+// Toolset returns the {{.Toolset.Name}} toolset served by h. With a nil h it
+// describes the toolset (names, schemas, annotations) without serving it.
+func Toolset(h Handlers) *mcp.Toolset {
+	return &mcp.Toolset{
+		Name:         Name,
+		Description:  Description,
+		Instructions: {{quote .Toolset.Instructions}},
+		Tools: []*mcp.Tool{
+{{- range .Tools}}
+			{
+				Name:        {{quote .Spec.Name}},
+				Title:       {{quote .Spec.Title.EN}},
+				Description: {{quote .Description}},
+				Toolset:     Name,
+				Annotations: mcp.Annotations{
+					ReadOnly:    {{boolLit .Spec.Annotations.ReadOnly}},
+					Destructive: {{boolLit .Spec.Annotations.Destructive}},
+					Idempotent:  {{boolLit .Spec.Annotations.Idempotent}},
+					OpenWorld:   {{boolLit .Spec.Annotations.OpenWorld}},
+				},
+				InputSchema: json.RawMessage({{schemaConst .Spec.Name}}),
+{{- if .OutputType}}
+				OutputSchema: mcp.OutputSchemaFor(new({{.OutputType}})),
+{{- end}}
+				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
+					in := new({{.Go}}Input)
+					if err := mcp.DecodeArguments(args, in); err != nil {
+						return nil, err
+					}
+{{- if .OutputType}}
+					out, err := h.{{.Go}}(ctx, in)
+					if err != nil {
+						return nil, err
+					}
+					return mcp.StructuredResult(out)
+{{- else}}
+					return h.{{.Go}}(ctx, in)
+{{- end}}
+				},
+			},
+{{- end}}
+		},
+{{- if .Prompts}}
+		Prompts: []*mcp.Prompt{
+{{- range .Prompts}}
+			{
+				Name:        {{quote .Spec.Name}},
+				Title:       {{quote .Spec.Title.EN}},
+				Description: {{quote .Spec.Description.EN}},
+				Toolset:     Name,
+				Arguments: []mcp.PromptArgument{
+{{- range .Spec.Arguments}}
+					{Name: {{quote .Name}}, Description: {{quote .Description.EN}}, Required: {{.Required}}},
+{{- end}}
+				},
+				Get: func(ctx context.Context, args map[string]string) (*mcp.PromptResult, error) {
+					return h.Prompt{{.Go}}(ctx, &{{.Go}}Args{
+{{- range .Spec.Arguments}}
+						{{goName .Name}}: args[{{quote .Name}}],
+{{- end}}
+					})
+				},
+			},
+{{- end}}
+		},
+{{- end}}
+{{- if .Resources}}
+		Resources: []*mcp.Resource{
+{{- range .Resources}}
+			{
+				URI:         {{quote .Spec.URI}},
+				Name:        {{quote .Spec.Name}},
+				Title:       {{quote .Spec.Title.EN}},
+				Description: {{quote .Spec.Description.EN}},
+				MIMEType:    {{quote .Spec.MIMEType}},
+				Toolset:     Name,
+				Read: func(ctx context.Context) (*mcp.ResourceContents, error) {
+					return h.Read{{.Go}}(ctx)
+				},
+			},
+{{- end}}
+		},
+{{- end}}
+{{- if .Templates}}
+		Templates: []*mcp.ResourceTemplate{
+{{- range .Templates}}
+			{
+				URITemplate: {{quote .Spec.URITemplate}},
+				Name:        {{quote .Spec.Name}},
+				Title:       {{quote .Spec.Title.EN}},
+				Description: {{quote .Spec.Description.EN}},
+				MIMEType:    {{quote .Spec.MIMEType}},
+				Toolset:     Name,
+				Read: func(ctx context.Context, vars map[string]string) (*mcp.ResourceContents, error) {
+					return h.Read{{.Go}}(ctx, &{{.Go}}Vars{
+{{- range .Vars}}
+						{{.Go}}: vars[{{quote .Name}}],
+{{- end}}
+					})
+				},
+				List: func(ctx context.Context) ([]*mcp.Resource, error) {
+					return h.List{{.Go}}(ctx)
+				},
+			},
+{{- end}}
+		},
+{{- end}}
+	}
+}
+`))
+
+var flagsTemplate = template.Must(template.New("flags").Funcs(funcs).Parse(`package {{.Package}}
+
+import (
+	"github.com/urfave/cli/v2"
+{{- if needsCLIFlag .Tools}}
+
+	"github.com/kontext-dev/kontext/internal/cliflag"
+{{- end}}
+)
+
+// Flags returns the command-line flags of a tool, one per parameter, for
+// "kontext call <tool>" and the tool's own verb; nil for an unknown tool.
+// No flag has a default: an unset flag leaves the argument out and the
+// schema's default applies, exactly as over MCP.
+func Flags(tool string) []cli.Flag {
+	switch tool {
+{{- range .Tools}}
+	case {{quote .Spec.Name}}:
+		return []cli.Flag{
+{{- range .Flags}}
+			{{.Expr}},
+{{- end}}
+		}
+{{- end}}
+	}
+	return nil
+}
+`))

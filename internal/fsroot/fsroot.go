@@ -1,0 +1,184 @@
+// Package fsroot is the one place that decides whether a path is inside the
+// repository root. Every tool resolves paths through it, so "..", absolute
+// paths elsewhere and symlinks that lead out of the root are refused the same
+// way everywhere.
+package fsroot
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Root is a directory that tools may read and write under.
+type Root struct {
+	dir string // absolute, symlinks resolved
+	os  *os.Root
+}
+
+// Choice says where the root came from.
+type Choice struct {
+	Dir    string
+	Source string // "--root", "KONTEXT_ROOT", "AGENT_CONTEXT_ROOT" or "working directory"
+}
+
+// Choose picks the root: the flag, else KONTEXT_ROOT, else
+// AGENT_CONTEXT_ROOT, else the working directory.
+func Choose(flag string, getenv func(string) string) (Choice, error) {
+	switch {
+	case flag != "":
+		return Choice{flag, "--root"}, nil
+	case getenv("KONTEXT_ROOT") != "":
+		return Choice{getenv("KONTEXT_ROOT"), "KONTEXT_ROOT"}, nil
+	case getenv("AGENT_CONTEXT_ROOT") != "":
+		return Choice{getenv("AGENT_CONTEXT_ROOT"), "AGENT_CONTEXT_ROOT"}, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return Choice{}, err
+	}
+	return Choice{wd, "working directory"}, nil
+}
+
+// Open returns the root at dir, which must be an existing directory.
+func Open(dir string) (*Root, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("root %s: %w", dir, err)
+	}
+	info, err := os.Stat(real)
+	if err != nil {
+		return nil, fmt.Errorf("root %s: %w", dir, err)
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("root %s is not a directory", dir)
+	}
+	r, err := os.OpenRoot(real)
+	if err != nil {
+		return nil, err
+	}
+	return &Root{dir: real, os: r}, nil
+}
+
+// Dir returns the root's absolute path.
+func (r *Root) Dir() string { return r.dir }
+
+// OutsideError is the refusal of a path outside the root.
+type OutsideError struct {
+	Path   string
+	Reason string
+}
+
+func (e *OutsideError) Error() string {
+	return fmt.Sprintf("%s is outside the repository root (%s); use a path inside it", e.Path, e.Reason)
+}
+
+// Path resolves p (relative to the root, or absolute) to an absolute path
+// inside the root. It refuses paths that leave the root lexically ("..") or
+// through a symlink; p need not exist (its existing part is checked).
+func (r *Root) Path(p string) (string, error) {
+	if p == "" {
+		return r.dir, nil
+	}
+	if strings.ContainsRune(p, 0) {
+		return "", &OutsideError{p, "it contains a NUL byte"}
+	}
+	abs := p
+	if !filepath.IsAbs(p) {
+		abs = filepath.Join(r.dir, p)
+	}
+	abs = filepath.Clean(abs)
+	if !within(r.dir, abs) {
+		return "", &OutsideError{p, "it leads out of " + r.dir}
+	}
+	// Resolve symlinks in the part that exists.
+	existing, rest := abs, ""
+	for {
+		real, err := filepath.EvalSymlinks(existing)
+		if err == nil {
+			if !within(r.dir, real) {
+				return "", &OutsideError{p, "a symlink leads out of " + r.dir}
+			}
+			return filepath.Join(real, rest), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		parent := filepath.Dir(existing)
+		if parent == existing {
+			return "", err
+		}
+		rest = filepath.Join(filepath.Base(existing), rest)
+		existing = parent
+	}
+}
+
+// Rel returns p relative to the root, with slashes.
+func (r *Root) Rel(p string) (string, error) {
+	abs, err := r.Path(p)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(r.dir, abs)
+	if err != nil {
+		return "", err
+	}
+	return filepath.ToSlash(rel), nil
+}
+
+// ReadFile reads a file under the root; the read itself cannot follow a
+// symlink out of it (os.Root).
+func (r *Root) ReadFile(p string) ([]byte, error) {
+	rel, err := r.Rel(p)
+	if err != nil {
+		return nil, err
+	}
+	return r.os.ReadFile(filepath.FromSlash(rel))
+}
+
+// WriteFile writes a file under the root atomically: a temporary file in the
+// same directory, then a rename, so a reader sees the old or the new content.
+func (r *Root) WriteFile(p string, data []byte) error {
+	abs, err := r.Path(p)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return err
+	}
+	// The directory now exists: check again that it resolves inside.
+	if _, err := r.Path(p); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(abs), "."+filepath.Base(abs)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), abs)
+}
+
+func within(root, p string) bool {
+	if p == root {
+		return true
+	}
+	return strings.HasPrefix(p, root+string(filepath.Separator))
+}

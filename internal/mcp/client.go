@@ -1,0 +1,447 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/kontext-dev/kontext/gen/errcodes"
+	"github.com/kontext-dev/kontext/gen/protocol"
+)
+
+// Era chooses how a client negotiates.
+type Era string
+
+const (
+	// EraAuto probes server/discover and falls back to initialize, as the
+	// 2026-07-28 stdio transport recommends for dual-era clients.
+	EraAuto Era = "auto"
+	// EraLegacy always uses the initialize handshake.
+	EraLegacy Era = "legacy"
+	// EraModern always sends per-request _meta (2026-07-28).
+	EraModern Era = "modern"
+)
+
+// ClientOptions configure a Client.
+type ClientOptions struct {
+	Info Implementation
+	// Root is the repository root, answered to roots/list as a file:// URI.
+	Root string
+	Era  Era
+	// OnNotification receives every notification from the server.
+	OnNotification func(method string, params json.RawMessage)
+	// ProbeTimeout bounds the server/discover probe (5 s when 0).
+	ProbeTimeout time.Duration
+	Logger       *slog.Logger
+}
+
+// Client is an MCP client: the side adapters and the apps broker use to talk
+// to other MCP servers. It answers the server's ping and roots/list and
+// refuses every other server-initiated request with -32601.
+type Client struct {
+	opts   ClientOptions
+	stream *lineStream
+	conn   *jsonrpc2.Conn
+	log    *slog.Logger
+	nextID atomic.Uint64
+
+	// Negotiated.
+	Modern       bool
+	Version      string
+	ServerInfo   protocol.Implementation
+	Capabilities protocol.ServerCapabilities
+	Instructions string
+
+	mu     sync.Mutex
+	listen *listener
+	subs   []string
+	cmd    *exec.Cmd
+	closed chan struct{}
+}
+
+type listener struct {
+	id     uint64
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// Connect negotiates over rwc and returns a ready client.
+func Connect(ctx context.Context, rwc io.ReadWriteCloser, opts ClientOptions) (*Client, error) {
+	if opts.Era == "" {
+		opts.Era = EraAuto
+	}
+	if opts.ProbeTimeout <= 0 {
+		opts.ProbeTimeout = 5 * time.Second
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	c := &Client{opts: opts, log: log, closed: make(chan struct{})}
+	c.stream = newLineStream(rwc, rwc, rwc, 0)
+	c.stream.logf = func(format string, args ...any) { log.Warn(fmt.Sprintf(format, args...)) }
+	c.conn = jsonrpc2.NewConn(context.Background(), c.stream, c, jsonrpc2.SetLogger(slogPrintf{log}))
+	go func() { <-c.conn.DisconnectNotify(); close(c.closed) }()
+	if err := c.negotiate(ctx); err != nil {
+		c.conn.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// StartProcess starts a stdio MCP server as a child process and connects to
+// it. The child's stderr goes to ours.
+func StartProcess(ctx context.Context, command string, args, env []string, opts ClientOptions) (*Client, error) {
+	cmd := exec.Command(command, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stderr = os.Stderr
+	if opts.Root != "" {
+		cmd.Dir = opts.Root
+	}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", command, err)
+	}
+	c, err := Connect(ctx, &processPipes{stdin, stdout}, opts)
+	if err != nil {
+		stdin.Close()
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil, err
+	}
+	c.cmd = cmd
+	return c, nil
+}
+
+type processPipes struct {
+	w io.WriteCloser
+	r io.ReadCloser
+}
+
+func (p *processPipes) Read(b []byte) (int, error)  { return p.r.Read(b) }
+func (p *processPipes) Write(b []byte) (int, error) { return p.w.Write(b) }
+func (p *processPipes) Close() error                { return p.w.Close() }
+
+// Close ends the connection; a child process gets its stdin closed and is
+// waited for (killed after 5 s).
+func (c *Client) Close() error {
+	c.mu.Lock()
+	l := c.listen
+	c.listen = nil
+	c.mu.Unlock()
+	if l != nil {
+		l.cancel()
+	}
+	err := c.conn.Close()
+	if c.cmd != nil {
+		done := make(chan error, 1)
+		go func() { done <- c.cmd.Wait() }()
+		select {
+		case werr := <-done:
+			if werr != nil && err == nil {
+				err = werr
+			}
+		case <-time.After(5 * time.Second):
+			_ = c.cmd.Process.Kill()
+			<-done
+		}
+	}
+	if errors.Is(err, jsonrpc2.ErrClosed) {
+		err = nil
+	}
+	return err
+}
+
+func (c *Client) capabilities() map[string]any {
+	caps := map[string]any{}
+	if c.opts.Root != "" && !c.Modern {
+		caps["roots"] = map[string]any{"listChanged": false}
+	}
+	return caps
+}
+
+func (c *Client) negotiate(ctx context.Context) error {
+	if c.opts.Era != EraLegacy {
+		c.Modern, c.Version = true, ModernVersion
+		pctx, cancel := context.WithTimeout(ctx, c.opts.ProbeTimeout)
+		var res protocol.DiscoverResult
+		err := c.call(pctx, "server/discover", nil, &res)
+		cancel()
+		var rpcErr *jsonrpc2.Error
+		switch {
+		case err == nil:
+			if !slices.Contains(res.SupportedVersions, ModernVersion) {
+				if c.opts.Era == EraModern {
+					return fmt.Errorf("the server does not support %s (it supports %v)", ModernVersion, res.SupportedVersions)
+				}
+				break
+			}
+			c.Capabilities = res.Capabilities
+			if res.Instructions != nil {
+				c.Instructions = *res.Instructions
+			}
+			return nil
+		case errors.As(err, &rpcErr) && rpcErr.Code == errcodes.UnsupportedProtocolVersion:
+			// A modern server that does not speak our modern revision.
+			if c.opts.Era == EraModern {
+				return fmt.Errorf("the server refused %s: %s", ModernVersion, rpcErr.Message)
+			}
+		case c.opts.Era == EraModern:
+			return fmt.Errorf("server/discover failed: %w", err)
+		}
+		c.Modern = false
+	}
+	c.Modern, c.Version = false, ""
+	var res protocol.InitializeResult
+	params := map[string]any{
+		"protocolVersion": LatestLegacyVersion,
+		"capabilities":    c.capabilities(),
+		"clientInfo":      c.implementation(),
+	}
+	if err := c.call(ctx, "initialize", params, &res); err != nil {
+		return fmt.Errorf("initialize: %w", err)
+	}
+	if !slices.Contains(LegacyVersions, res.ProtocolVersion) {
+		return fmt.Errorf("the server answered initialize with protocol version %q, which this client does not speak", res.ProtocolVersion)
+	}
+	c.Version, c.ServerInfo, c.Capabilities = res.ProtocolVersion, res.ServerInfo, res.Capabilities
+	if res.Instructions != nil {
+		c.Instructions = *res.Instructions
+	}
+	return c.conn.Notify(ctx, "notifications/initialized", nil)
+}
+
+func (c *Client) implementation() map[string]string {
+	return map[string]string{"name": c.opts.Info.Name, "version": c.opts.Info.Version}
+}
+
+// call sends a request and decodes its result. In the modern era every
+// request carries the per-request _meta. A cancelled ctx sends
+// notifications/cancelled.
+func (c *Client) call(ctx context.Context, method string, params any, result any) error {
+	body, err := c.params(params)
+	if err != nil {
+		return err
+	}
+	id := jsonrpc2.ID{Num: c.nextID.Add(1)}
+	w, err := c.conn.DispatchCall(ctx, method, body, jsonrpc2.PickID(id))
+	if err != nil {
+		return err
+	}
+	var raw json.RawMessage
+	err = w.Wait(ctx, &raw)
+	if ctx.Err() != nil && err == ctx.Err() {
+		_ = c.conn.Notify(context.Background(), "notifications/cancelled", map[string]any{"requestId": id.Num, "reason": ctx.Err().Error()})
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	if result == nil {
+		return nil
+	}
+	return json.Unmarshal(raw, result)
+}
+
+// params returns params as a JSON object, with the modern _meta added.
+func (c *Client) params(params any) (json.RawMessage, error) {
+	obj := map[string]json.RawMessage{}
+	if params != nil {
+		b, err := json.Marshal(params)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(b, &obj); err != nil {
+			return nil, fmt.Errorf("params must be an object: %w", err)
+		}
+	}
+	if c.Modern {
+		meta := map[string]json.RawMessage{}
+		if m, ok := obj["_meta"]; ok {
+			_ = json.Unmarshal(m, &meta)
+		}
+		meta["io.modelcontextprotocol/protocolVersion"] = marshal(c.Version)
+		meta["io.modelcontextprotocol/clientCapabilities"] = marshal(c.capabilities())
+		meta["io.modelcontextprotocol/clientInfo"] = marshal(c.implementation())
+		obj["_meta"] = marshal(meta)
+	}
+	if len(obj) == 0 && !c.Modern {
+		return nil, nil
+	}
+	return json.Marshal(obj)
+}
+
+// Ping checks the server answers (legacy era; the modern era has no ping,
+// so it calls server/discover).
+func (c *Client) Ping(ctx context.Context) error {
+	if c.Modern {
+		return c.call(ctx, "server/discover", nil, nil)
+	}
+	return c.call(ctx, "ping", nil, nil)
+}
+
+// ListTools lists every tool, following cursors.
+func (c *Client) ListTools(ctx context.Context) ([]protocol.Tool, error) {
+	var all []protocol.Tool
+	var cursor *string
+	for {
+		var res protocol.ListToolsResult
+		if err := c.call(ctx, "tools/list", cursorParams(cursor), &res); err != nil {
+			return nil, err
+		}
+		all = append(all, res.Tools...)
+		if res.NextCursor == nil {
+			return all, nil
+		}
+		cursor = res.NextCursor
+	}
+}
+
+func cursorParams(cursor *string) any {
+	if cursor == nil {
+		return nil
+	}
+	return map[string]string{"cursor": *cursor}
+}
+
+// CallTool calls a tool. A tool that ran and failed is a result with
+// IsError set; a refused call is an error (*jsonrpc2.Error).
+func (c *Client) CallTool(ctx context.Context, name string, args any) (*protocol.CallToolResult, error) {
+	params := map[string]any{"name": name}
+	if args != nil {
+		params["arguments"] = args
+	}
+	var res protocol.CallToolResult
+	if err := c.call(ctx, "tools/call", params, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// ListResources lists every resource, following cursors.
+func (c *Client) ListResources(ctx context.Context) ([]protocol.Resource, error) {
+	var all []protocol.Resource
+	var cursor *string
+	for {
+		var res protocol.ListResourcesResult
+		if err := c.call(ctx, "resources/list", cursorParams(cursor), &res); err != nil {
+			return nil, err
+		}
+		all = append(all, res.Resources...)
+		if res.NextCursor == nil {
+			return all, nil
+		}
+		cursor = res.NextCursor
+	}
+}
+
+// ReadResource reads a resource.
+func (c *Client) ReadResource(ctx context.Context, uri string) (*protocol.ReadResourceResult, error) {
+	var res protocol.ReadResourceResult
+	if err := c.call(ctx, "resources/read", map[string]string{"uri": uri}, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// Subscribe asks to hear of changes to a resource: resources/subscribe in the
+// legacy era, a subscriptions/listen stream (restarted with the new set) in
+// the modern era. Updates arrive through OnNotification.
+func (c *Client) Subscribe(ctx context.Context, uri string) error {
+	if !c.Modern {
+		return c.call(ctx, "resources/subscribe", map[string]string{"uri": uri}, nil)
+	}
+	c.mu.Lock()
+	c.subs = append(c.subs, uri)
+	subs := slices.Clone(c.subs)
+	old := c.listen
+	c.mu.Unlock()
+	if old != nil {
+		old.cancel()
+		<-old.done
+	}
+	return c.startListen(subs)
+}
+
+// startListen opens a subscriptions/listen request that lives until it is
+// replaced or the client closes.
+func (c *Client) startListen(uris []string) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	l := &listener{cancel: cancel, done: make(chan struct{})}
+	c.mu.Lock()
+	c.listen = l
+	c.mu.Unlock()
+	go func() {
+		defer close(l.done)
+		filter := map[string]any{"toolsListChanged": true, "resourcesListChanged": true, "resourceSubscriptions": uris}
+		err := c.call(ctx, "subscriptions/listen", map[string]any{"notifications": filter}, nil)
+		if err != nil && ctx.Err() == nil {
+			c.log.Warn("subscriptions/listen ended", "error", err)
+		}
+	}()
+	return nil
+}
+
+// Handle implements jsonrpc2.Handler: server-initiated requests and
+// notifications.
+func (c *Client) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	if req.Meta == nil {
+		return
+	}
+	token, err := strconv.ParseUint(string(*req.Meta), 10, 64)
+	if err != nil {
+		return
+	}
+	if req.Notif {
+		in := c.stream.take(token)
+		if in != nil && c.opts.OnNotification != nil {
+			c.opts.OnNotification(in.method, in.params)
+		}
+		return
+	}
+	in := c.stream.lookup(token)
+	if in == nil {
+		return
+	}
+	switch in.method {
+	case "ping":
+		c.stream.respond(token, "result", []byte("{}"))
+	case "roots/list":
+		roots := []protocol.Root{}
+		if c.opts.Root != "" {
+			abs, _ := filepath.Abs(c.opts.Root)
+			u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}
+			roots = append(roots, protocol.Root{URI: u.String(), Name: strPtr(filepath.Base(abs))})
+		}
+		c.stream.respond(token, "result", marshal(protocol.ListRootsResult{Roots: roots}))
+	default:
+		c.stream.respond(token, "error", marshal(NewError(errcodes.MethodNotFound, map[string]any{
+			"method": in.method,
+			"reason": "this client answers only ping and roots/list",
+		})))
+	}
+}
+
+// Done is closed when the connection ends.
+func (c *Client) Done() <-chan struct{} { return c.closed }

@@ -1,0 +1,488 @@
+package mcp
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/kontext-dev/kontext/gen/errcodes"
+	"github.com/kontext-dev/kontext/gen/protocol"
+)
+
+var requiredFieldRE = regexp.MustCompile(`^field (\S+) in \S+: (.*)$`)
+
+// decodeParams decodes params into a generated protocol type; its
+// UnmarshalJSON checks required members and enums.
+func decodeParams(params json.RawMessage, into any) error {
+	if len(params) == 0 {
+		params = json.RawMessage("{}")
+	}
+	if err := json.Unmarshal(params, into); err != nil {
+		v := Violation{Path: "", Message: err.Error()}
+		if m := requiredFieldRE.FindStringSubmatch(err.Error()); m != nil {
+			v = Violation{Path: "/" + m[1], Message: m[2]}
+		}
+		var te *json.UnmarshalTypeError
+		if ok := asType(err, &te); ok {
+			v = Violation{Path: "/" + strings.ReplaceAll(te.Field, ".", "/"), Message: "must be " + te.Type.String()}
+		}
+		return InvalidParams(nil, v)
+	}
+	return nil
+}
+
+func asType(err error, target **json.UnmarshalTypeError) bool {
+	te, ok := err.(*json.UnmarshalTypeError)
+	if ok {
+		*target = te
+	}
+	return ok
+}
+
+func strPtr(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func (s *Server) implementation(f features) protocol.Implementation {
+	impl := protocol.Implementation{Name: s.info.Name, Version: s.info.Version}
+	if f.titles {
+		impl.Title = strPtr(s.info.Title)
+	}
+	return impl
+}
+
+func (s *Server) serverCapabilities() protocol.ServerCapabilities {
+	c := s.capabilities()
+	caps := protocol.ServerCapabilities{Logging: &protocol.EmptyObject{}}
+	if c.tools {
+		caps.Tools = &protocol.ListChangedCapability{ListChanged: Bool(true)}
+	}
+	if c.prompts {
+		caps.Prompts = &protocol.ListChangedCapability{ListChanged: Bool(false)}
+	}
+	if c.resources {
+		caps.Resources = &protocol.ResourcesCapability{Subscribe: Bool(true), ListChanged: Bool(true)}
+	}
+	return caps
+}
+
+func (c *call) initialize() (any, error) {
+	var p protocol.InitializeParams
+	if err := decodeParams(c.params, &p); err != nil {
+		return nil, err
+	}
+	version := negotiateLegacy(p.ProtocolVersion)
+	ss := c.ss
+	ss.mu.Lock()
+	ss.initialized, ss.version, ss.clientInfo, ss.clientCaps = true, version, p.ClientInfo, p.Capabilities
+	ss.mu.Unlock()
+	ss.log.Info("client connected", "client", p.ClientInfo.Name, "clientVersion", p.ClientInfo.Version, "asked", p.ProtocolVersion, "negotiated", version)
+	return protocol.InitializeResult{
+		ProtocolVersion: version,
+		Capabilities:    ss.srv.serverCapabilities(),
+		ServerInfo:      ss.srv.implementation(featuresOf(version)),
+		Instructions:    strPtr(ss.srv.instructions()),
+	}, nil
+}
+
+func (c *call) discover() (any, error) {
+	return protocol.DiscoverResult{
+		SupportedVersions: SupportedVersions(),
+		Capabilities:      c.ss.srv.serverCapabilities(),
+		Instructions:      strPtr(c.ss.srv.instructions()),
+	}, nil
+}
+
+func (c *call) setLevel() (any, error) {
+	var p protocol.SetLevelParams
+	if err := decodeParams(c.params, &p); err != nil {
+		return nil, err
+	}
+	c.ss.mu.Lock()
+	c.ss.logLevel = levelIndex(string(p.Level))
+	c.ss.mu.Unlock()
+	return struct{}{}, nil
+}
+
+// cursor is what an opaque cursor encodes: which list, where the next page
+// starts, and the version of the lists it was issued for.
+type cursor struct {
+	List    string `json:"l"`
+	Offset  int    `json:"o"`
+	Version uint64 `json:"v"`
+}
+
+// page returns the [start, end) of the page a request asks for, and the
+// cursor of the next page ("" at the end).
+func (c *call) page(list string, total int) (int, int, *string, error) {
+	var p protocol.PaginatedParams
+	if err := decodeParams(c.params, &p); err != nil {
+		return 0, 0, nil, err
+	}
+	srv := c.ss.srv
+	srv.mu.RLock()
+	version := srv.listVersion
+	srv.mu.RUnlock()
+	start := 0
+	if p.Cursor != nil {
+		raw, err := base64.RawURLEncoding.DecodeString(*p.Cursor)
+		var cur cursor
+		if err == nil {
+			err = json.Unmarshal(raw, &cur)
+		}
+		if err != nil || cur.List != list || cur.Offset < 0 || cur.Offset > total {
+			return 0, 0, nil, InvalidParams(map[string]any{"cursor": *p.Cursor}, Violation{Path: "/cursor", Message: "not a cursor this server issued for " + list})
+		}
+		if cur.Version != version {
+			return 0, 0, nil, InvalidParams(map[string]any{"cursor": *p.Cursor}, Violation{Path: "/cursor", Message: "the list changed since this cursor was issued; list again without a cursor"})
+		}
+		start = cur.Offset
+	}
+	end := min(start+srv.opts.PageSize, total)
+	var next *string
+	if end < total {
+		raw, _ := json.Marshal(cursor{List: list, Offset: end, Version: version})
+		s := base64.RawURLEncoding.EncodeToString(raw)
+		next = &s
+	}
+	return start, end, next, nil
+}
+
+func (c *call) listTools() (any, error) {
+	tools := c.ss.srv.Tools()
+	start, end, next, err := c.page("tools", len(tools))
+	if err != nil {
+		return nil, err
+	}
+	out := protocol.ListToolsResult{Tools: make([]protocol.Tool, 0, end-start), NextCursor: next}
+	for _, t := range tools[start:end] {
+		out.Tools = append(out.Tools, c.describeTool(t))
+	}
+	return out, nil
+}
+
+// describeTool is a tool as the negotiated revision defines it.
+func (c *call) describeTool(t *Tool) protocol.Tool {
+	d := protocol.Tool{Name: t.Name, Description: strPtr(t.Description), InputSchema: t.InputSchema}
+	if c.feat.titles {
+		d.Title = strPtr(t.Title)
+	}
+	if c.feat.structured && t.OutputSchema != nil {
+		d.OutputSchema = t.OutputSchema
+	}
+	if c.feat.annotations {
+		a := t.Annotations
+		d.Annotations = &protocol.ToolAnnotations{
+			ReadOnlyHint:    a.ReadOnly,
+			DestructiveHint: a.Destructive,
+			IdempotentHint:  a.Idempotent,
+			OpenWorldHint:   a.OpenWorld,
+		}
+		if !c.feat.titles {
+			d.Annotations.Title = strPtr(t.Title)
+		}
+	}
+	return d
+}
+
+func (c *call) callTool() (any, error) {
+	var p protocol.CallToolParams
+	if err := decodeParams(c.params, &p); err != nil {
+		return nil, err
+	}
+	t, ok := c.ss.srv.tool(p.Name)
+	if !ok {
+		return nil, InvalidParams(map[string]any{"tool": p.Name}, Violation{Path: "/name", Message: "unknown tool " + p.Name})
+	}
+	if vs := t.validator.validate(p.Arguments); len(vs) > 0 {
+		for i := range vs {
+			vs[i].Path = "/arguments" + vs[i].Path
+		}
+		return nil, InvalidParams(map[string]any{"tool": p.Name}, vs...)
+	}
+	res, err := t.Call(c.ctx, p.Arguments)
+	if err != nil {
+		if e, ok := asProtocolError(err); ok {
+			return nil, e
+		}
+		res = ErrorResult("Error: %s", err.Error())
+	}
+	if res == nil {
+		res = &ToolResult{}
+	}
+	out := protocol.CallToolResult{Content: res.Content}
+	if out.Content == nil {
+		out.Content = []json.RawMessage{}
+	}
+	if res.IsError {
+		out.IsError = Bool(true)
+	}
+	if res.Structured != nil && c.feat.structured {
+		out.StructuredContent = marshal(res.Structured)
+	}
+	return out, nil
+}
+
+func (c *call) listPrompts() (any, error) {
+	srv := c.ss.srv
+	srv.mu.RLock()
+	prompts := make([]*Prompt, 0, len(srv.promptOrder))
+	for _, name := range srv.promptOrder {
+		prompts = append(prompts, srv.prompts[name])
+	}
+	srv.mu.RUnlock()
+	start, end, next, err := c.page("prompts", len(prompts))
+	if err != nil {
+		return nil, err
+	}
+	out := protocol.ListPromptsResult{Prompts: make([]protocol.Prompt, 0, end-start), NextCursor: next}
+	for _, p := range prompts[start:end] {
+		d := protocol.Prompt{Name: p.Name, Description: strPtr(p.Description)}
+		if c.feat.titles {
+			d.Title = strPtr(p.Title)
+		}
+		for _, a := range p.Arguments {
+			d.Arguments = append(d.Arguments, protocol.PromptArgument{Name: a.Name, Description: strPtr(a.Description), Required: Bool(a.Required)})
+		}
+		out.Prompts = append(out.Prompts, d)
+	}
+	return out, nil
+}
+
+func (c *call) getPrompt() (any, error) {
+	var p protocol.GetPromptParams
+	if err := decodeParams(c.params, &p); err != nil {
+		return nil, err
+	}
+	srv := c.ss.srv
+	srv.mu.RLock()
+	prompt, ok := srv.prompts[p.Name]
+	srv.mu.RUnlock()
+	if !ok {
+		return nil, InvalidParams(map[string]any{"prompt": p.Name}, Violation{Path: "/name", Message: "unknown prompt " + p.Name})
+	}
+	var vs []Violation
+	known := map[string]bool{}
+	for _, a := range prompt.Arguments {
+		known[a.Name] = true
+		if a.Required && p.Arguments[a.Name] == "" {
+			vs = append(vs, Violation{Path: "/arguments/" + a.Name, Message: "required argument missing"})
+		}
+	}
+	for _, name := range sortedKeys(p.Arguments) {
+		if !known[name] {
+			vs = append(vs, Violation{Path: "/arguments/" + name, Message: "unknown argument"})
+		}
+	}
+	if len(vs) > 0 {
+		return nil, InvalidParams(map[string]any{"prompt": p.Name}, vs...)
+	}
+	res, err := prompt.Get(c.ctx, p.Arguments)
+	if err != nil {
+		return nil, err
+	}
+	out := protocol.GetPromptResult{Description: strPtr(res.Description), Messages: make([]protocol.PromptMessage, 0, len(res.Messages))}
+	for _, m := range res.Messages {
+		out.Messages = append(out.Messages, protocol.PromptMessage{Role: protocol.PromptMessageRole(m.Role), Content: protocol.TextContent{Type: "text", Text: m.Text}})
+	}
+	return out, nil
+}
+
+func (c *call) describeResource(r *Resource) protocol.Resource {
+	d := protocol.Resource{URI: r.URI, Name: r.Name, Description: strPtr(r.Description), MIMEType: strPtr(r.MIMEType)}
+	if c.feat.titles {
+		d.Title = strPtr(r.Title)
+	}
+	return d
+}
+
+func (c *call) listResources() (any, error) {
+	srv := c.ss.srv
+	srv.mu.RLock()
+	all := make([]*Resource, 0, len(srv.resourceURIs))
+	for _, uri := range srv.resourceURIs {
+		all = append(all, srv.resources[uri])
+	}
+	templates := append([]*ResourceTemplate(nil), srv.templates...)
+	srv.mu.RUnlock()
+	for _, t := range templates {
+		if t.List == nil {
+			continue
+		}
+		listed, err := t.List(c.ctx)
+		if err != nil {
+			return nil, fmt.Errorf("listing %s: %w", t.URITemplate, err)
+		}
+		for _, r := range listed {
+			if r.MIMEType == "" {
+				r.MIMEType = t.MIMEType
+			}
+			all = append(all, r)
+		}
+	}
+	start, end, next, err := c.page("resources", len(all))
+	if err != nil {
+		return nil, err
+	}
+	out := protocol.ListResourcesResult{Resources: make([]protocol.Resource, 0, end-start), NextCursor: next}
+	for _, r := range all[start:end] {
+		out.Resources = append(out.Resources, c.describeResource(r))
+	}
+	return out, nil
+}
+
+func (c *call) listTemplates() (any, error) {
+	srv := c.ss.srv
+	srv.mu.RLock()
+	templates := append([]*ResourceTemplate(nil), srv.templates...)
+	srv.mu.RUnlock()
+	start, end, next, err := c.page("templates", len(templates))
+	if err != nil {
+		return nil, err
+	}
+	out := protocol.ListResourceTemplatesResult{ResourceTemplates: make([]protocol.ResourceTemplate, 0, end-start), NextCursor: next}
+	for _, t := range templates[start:end] {
+		d := protocol.ResourceTemplate{URITemplate: t.URITemplate, Name: t.Name, Description: strPtr(t.Description), MIMEType: strPtr(t.MIMEType)}
+		if c.feat.titles {
+			d.Title = strPtr(t.Title)
+		}
+		out.ResourceTemplates = append(out.ResourceTemplates, d)
+	}
+	return out, nil
+}
+
+// resolve reads the resource a URI names, or returns -32602 (never -32002).
+func (c *call) resolve(uri string) (*ResourceContents, error) {
+	srv := c.ss.srv
+	srv.mu.RLock()
+	r, ok := srv.resources[uri]
+	templates := append([]*ResourceTemplate(nil), srv.templates...)
+	srv.mu.RUnlock()
+	var contents *ResourceContents
+	var err error
+	switch {
+	case ok:
+		contents, err = r.Read(c.ctx)
+		if contents != nil && contents.MIMEType == "" {
+			contents.MIMEType = r.MIMEType
+		}
+	default:
+		for _, t := range templates {
+			vars, match := matchTemplate(t.URITemplate, uri)
+			if !match {
+				continue
+			}
+			contents, err = t.Read(c.ctx, vars)
+			if contents != nil && contents.MIMEType == "" {
+				contents.MIMEType = t.MIMEType
+			}
+			if contents != nil || err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if contents == nil {
+		return nil, InvalidParams(map[string]any{"uri": uri}, Violation{Path: "/uri", Message: "no such resource: " + uri})
+	}
+	if contents.URI == "" {
+		contents.URI = uri
+	}
+	return contents, nil
+}
+
+func (c *call) readResource() (any, error) {
+	var p protocol.ReadResourceParams
+	if err := decodeParams(c.params, &p); err != nil {
+		return nil, err
+	}
+	contents, err := c.resolve(p.URI)
+	if err != nil {
+		return nil, err
+	}
+	return protocol.ReadResourceResult{Contents: []protocol.TextResourceContents{{URI: contents.URI, MIMEType: strPtr(contents.MIMEType), Text: contents.Text}}}, nil
+}
+
+// knownResource reports whether uri names a resource the server serves now.
+func (c *call) knownResource(uri string) bool {
+	_, err := c.resolve(uri)
+	return err == nil
+}
+
+func (c *call) subscribe() (any, error) {
+	var p protocol.SubscribeParams
+	if err := decodeParams(c.params, &p); err != nil {
+		return nil, err
+	}
+	if !c.knownResource(p.URI) {
+		return nil, InvalidParams(map[string]any{"uri": p.URI}, Violation{Path: "/uri", Message: "no such resource: " + p.URI})
+	}
+	c.ss.mu.Lock()
+	c.ss.subscribed[p.URI] = true
+	c.ss.mu.Unlock()
+	return struct{}{}, nil
+}
+
+func (c *call) unsubscribe() (any, error) {
+	var p protocol.SubscribeParams
+	if err := decodeParams(c.params, &p); err != nil {
+		return nil, err
+	}
+	c.ss.mu.Lock()
+	delete(c.ss.subscribed, p.URI)
+	c.ss.mu.Unlock()
+	return struct{}{}, nil
+}
+
+// matchTemplate matches uri against a template of simple {var} expressions;
+// a variable matches one or more characters other than "/".
+func matchTemplate(template, uri string) (map[string]string, bool) {
+	vars := map[string]string{}
+	for len(template) > 0 {
+		open := strings.IndexByte(template, '{')
+		if open < 0 {
+			return vars, template == uri
+		}
+		if !strings.HasPrefix(uri, template[:open]) {
+			return nil, false
+		}
+		uri = uri[open:]
+		end := strings.IndexByte(template, '}')
+		if end < open {
+			return nil, false
+		}
+		name := template[open+1 : end]
+		template = template[end+1:]
+		next := len(uri)
+		if len(template) > 0 {
+			// The variable ends where the next literal begins.
+			lit := template
+			if i := strings.IndexByte(lit, '{'); i >= 0 {
+				lit = lit[:i]
+			}
+			next = strings.Index(uri, lit)
+			if next < 0 {
+				return nil, false
+			}
+		}
+		value := uri[:next]
+		if value == "" || strings.Contains(value, "/") {
+			return nil, false
+		}
+		if decoded, err := unescape(value); err == nil {
+			value = decoded
+		}
+		vars[name] = value
+		uri = uri[next:]
+	}
+	return vars, uri == ""
+}
+
+var _ = errcodes.InvalidParams

@@ -1,0 +1,165 @@
+// Package mcp is kontext's Model Context Protocol runtime: the server that
+// speaks both protocol eras over newline-delimited JSON-RPC (stdio or in
+// memory), and the client that adapters and the apps broker use to talk to
+// other MCP servers.
+//
+// Toolsets fill it with tools, prompts and resources. Generated code
+// (gen/toolsets/…) builds a Toolset from a handler interface, so the schema a
+// tool advertises is the schema its arguments are validated against.
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// Toolset is a named group of tools, prompts and resources that can be
+// enabled as a whole (--toolsets).
+type Toolset struct {
+	Name        string
+	Description string
+	// Instructions is what the server tells an agent about this toolset when
+	// it is enabled.
+	Instructions string
+	Tools        []*Tool
+	Prompts      []*Prompt
+	Resources    []*Resource
+	Templates    []*ResourceTemplate
+}
+
+// Annotations are a tool's MCP hints. nil means "not stated"; kontext's own
+// tools state readOnlyHint and openWorldHint always.
+type Annotations struct {
+	ReadOnly    *bool
+	Destructive *bool
+	Idempotent  *bool
+	OpenWorld   *bool
+}
+
+// Tool is one tool the server can advertise and call.
+type Tool struct {
+	Name        string
+	Title       string
+	Description string
+	Toolset     string
+	Annotations Annotations
+	// InputSchema is the exact JSON the server advertises and compiles to
+	// validate arguments (an object schema).
+	InputSchema json.RawMessage
+	// OutputSchema, when set, is advertised as outputSchema and the tool
+	// returns structured content that conforms to it.
+	OutputSchema json.RawMessage
+	// Call runs the tool with arguments that have already passed InputSchema.
+	// A returned *Error is a protocol error; any other error becomes a result
+	// with isError: true.
+	Call func(ctx context.Context, args json.RawMessage) (*ToolResult, error)
+}
+
+// ReadOnly reports whether the tool says explicitly that it only reads.
+// --read-only keeps exactly these.
+func (t *Tool) ReadOnly() bool {
+	return t.Annotations.ReadOnly != nil && *t.Annotations.ReadOnly
+}
+
+// ToolResult is what a tool returns.
+type ToolResult struct {
+	// Content holds content blocks (JSON objects such as {"type":"text",…}).
+	Content []json.RawMessage
+	// Structured, when not nil, is sent as structuredContent.
+	Structured any
+	IsError    bool
+}
+
+// TextResult returns a successful result with one text block.
+func TextResult(text string) *ToolResult {
+	return &ToolResult{Content: []json.RawMessage{TextBlock(text)}}
+}
+
+// ErrorResult returns a failed tool result with a readable message.
+func ErrorResult(format string, args ...any) *ToolResult {
+	return &ToolResult{Content: []json.RawMessage{TextBlock(fmt.Sprintf(format, args...))}, IsError: true}
+}
+
+// StructuredResult returns v as structured content, with the same JSON as a
+// text block for clients that read text only.
+func StructuredResult(v any) (*ToolResult, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return &ToolResult{Content: []json.RawMessage{TextBlock(string(b))}, Structured: json.RawMessage(b)}, nil
+}
+
+// TextBlock encodes one text content block.
+func TextBlock(text string) json.RawMessage {
+	b, _ := json.Marshal(struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}{"text", text})
+	return b
+}
+
+// Prompt is one prompt template.
+type Prompt struct {
+	Name        string
+	Title       string
+	Description string
+	Toolset     string
+	Arguments   []PromptArgument
+	Get         func(ctx context.Context, args map[string]string) (*PromptResult, error)
+}
+
+// PromptArgument describes one argument of a prompt.
+type PromptArgument struct {
+	Name        string
+	Description string
+	Required    bool
+}
+
+// PromptResult is what prompts/get returns.
+type PromptResult struct {
+	Description string
+	Messages    []PromptMessage
+}
+
+// PromptMessage is one message of a prompt; Role is "user" or "assistant".
+type PromptMessage struct {
+	Role string
+	Text string
+}
+
+// Resource is a resource with a fixed URI.
+type Resource struct {
+	URI         string
+	Name        string
+	Title       string
+	Description string
+	MIMEType    string
+	Toolset     string
+	Read        func(ctx context.Context) (*ResourceContents, error)
+}
+
+// ResourceTemplate is a family of resources named by an RFC 6570 template
+// of simple {var} expressions.
+type ResourceTemplate struct {
+	URITemplate string
+	Name        string
+	Title       string
+	Description string
+	MIMEType    string
+	Toolset     string
+	// Read returns the resource the variables name, or (nil, nil) when there
+	// is no such resource.
+	Read func(ctx context.Context, vars map[string]string) (*ResourceContents, error)
+	// List returns the concrete resources of this template that exist now
+	// (listed by resources/list); nil lists none.
+	List func(ctx context.Context) ([]*Resource, error)
+}
+
+// ResourceContents is the text of one resource.
+type ResourceContents struct {
+	URI      string
+	MIMEType string
+	Text     string
+}

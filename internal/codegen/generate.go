@@ -210,5 +210,3 @@ func FindRoot(dir string) (string, error) {
 		}
 	}
 }
-
-

@@ -261,7 +261,7 @@ func boolLit(b *bool) string {
 }
 
 var funcs = template.FuncMap{
-	"goName":  goName,
+	"goName": goName,
 	"schemaConst": func(tool string) string {
 		g := goName(tool)
 		return strings.ToLower(g[:1]) + g[1:] + "InputSchema"

@@ -1,0 +1,59 @@
+# kontext — the two commands a new machine needs:
+#   make run    build kontext and serve MCP over stdio on this repository
+#   make test   everything CI checks (what .ci/run runs)
+
+GO       ?= go
+BIN      := bin
+NPM_DIR  := interop
+FUZZTIME ?= 20s
+
+.PHONY: all build run test generate check-generated vet test-go interop-deps interop fuzz bench snapshots clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN)/kontext ./cmd/kontext
+
+run: build
+	$(BIN)/kontext mcp --root .
+
+generate:
+	$(GO) generate ./...
+
+# Regenerates and fails when anything changed or appeared: catches stale
+# and untracked generated files that `go test` (TestGenerated) cannot see.
+check-generated: generate
+	@status="$$(git status --porcelain -- gen internal docs README.md)"; \
+	if [ -n "$$status" ]; then echo "generated files are stale or untracked (run make generate and commit):"; echo "$$status"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+	@unformatted="$$(gofmt -l $$(git ls-files '*.go'))"; \
+	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
+
+test-go:
+	$(GO) test -race ./...
+
+# The interop suite's npm packages, installed exactly as the lockfile says.
+interop-deps:
+	npm ci --prefix $(NPM_DIR) --no-audit --no-fund
+
+# Real third-party clients (TypeScript SDK v1 and v2, the official Go SDK)
+# driving a real kontext process; KONTEXT_INTEROP=1 makes a missing npm
+# install a failure instead of a skip.
+interop: interop-deps
+	KONTEXT_INTEROP=1 $(GO) test -count=1 ./internal/interop/...
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzSession -fuzztime $(FUZZTIME) ./internal/mcp
+
+test: check-generated vet test-go interop fuzz
+
+snapshots:
+	$(GO) test ./internal/mcp/... -run 'TestTranscripts|TestToolSnapshots' -update
+
+bench: interop-deps
+	$(GO) run ./bench/mcpbench
+
+clean:
+	rm -rf $(BIN) $(NPM_DIR)/node_modules

@@ -17,6 +17,8 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 )
 
 // specValidator validates spec files against schema/spec.schema.json.
@@ -73,18 +75,20 @@ func (v *specValidator) check(def, file string, doc []byte) error {
 
 func violationsText(ve *jsonschema.ValidationError) []string {
 	var out []string
-	var walk func(u *jsonschema.OutputUnit)
-	walk = func(u *jsonschema.OutputUnit) {
-		if u.Error != nil && !strings.HasPrefix(u.Error.String(), "validation failed") {
-			out = append(out, fmt.Sprintf("at %q: %s", u.InstanceLocation, u.Error.String()))
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			out = append(out, fmt.Sprintf("at %q: %s", "/"+strings.Join(e.InstanceLocation, "/"), e.ErrorKind.LocalizedString(english)))
 		}
-		for i := range u.Errors {
-			walk(&u.Errors[i])
+		for _, c := range e.Causes {
+			walk(c)
 		}
 	}
-	walk(ve.BasicOutput())
+	walk(ve)
 	return out
 }
+
+var english = message.NewPrinter(language.English)
 
 // loadTree reads and validates every spec under root/dir.
 func loadTree(root, dir string, v *specValidator) (*Tree, error) {

@@ -99,12 +99,17 @@ func (c *call) discover() (any, error) {
 }
 
 func (c *call) setLevel() (any, error) {
-	var p protocol.SetLevelParams
+	var p struct {
+		Level *string `json:"level"`
+	}
 	if err := decodeParams(c.params, &p); err != nil {
 		return nil, err
 	}
+	if p.Level == nil || levelIndex(*p.Level) < 0 {
+		return nil, InvalidParams(nil, Violation{Path: "/level", Message: "must be one of " + strings.Join(levels, ", ")})
+	}
 	c.ss.mu.Lock()
-	c.ss.logLevel = levelIndex(string(p.Level))
+	c.ss.logLevel = levelIndex(*p.Level)
 	c.ss.mu.Unlock()
 	return struct{}{}, nil
 }

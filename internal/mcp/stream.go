@@ -471,12 +471,7 @@ func joinResponse(id json.RawMessage, member string, body json.RawMessage) []byt
 
 // errorLine builds an error response for the stream's own answers.
 func errorLine(id json.RawMessage, code int64, data any) []byte {
-	e := map[string]any{"code": code, "message": errcodes.Message(code)}
-	if data != nil {
-		e["data"] = data
-	}
-	body, _ := json.Marshal(e)
-	return joinResponse(id, "error", body)
+	return joinResponse(id, "error", marshal(NewError(code, data)))
 }
 
 func (s *lineStream) writeError(id json.RawMessage, code int64, data any) {

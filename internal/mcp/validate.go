@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 )
 
 // argumentValidator checks tool arguments against the exact bytes the tool
@@ -56,33 +58,52 @@ func (v *argumentValidator) validate(args []byte) []Violation {
 	return violationsOf(ve)
 }
 
-// violationsOf flattens a validation error into one violation per leaf, in a
-// stable order, with messages that name the argument.
+// violationsOf flattens a validation error into one violation per leaf
+// cause, in a stable order, with messages that name the argument.
 func violationsOf(ve *jsonschema.ValidationError) []Violation {
 	seen := map[Violation]bool{}
 	var out []Violation
-	var walk func(u *jsonschema.OutputUnit)
-	walk = func(u *jsonschema.OutputUnit) {
-		if len(u.Errors) == 0 && u.Error != nil {
-			msg := u.Error.String()
-			if strings.HasPrefix(msg, "validation failed") {
-				return
-			}
-			v := Violation{Path: u.InstanceLocation, Message: msg}
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			v := Violation{Path: pointer(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(english)}
 			if !seen[v] {
 				seen[v] = true
 				out = append(out, v)
 			}
 			return
 		}
-		for i := range u.Errors {
-			walk(&u.Errors[i])
+		for _, c := range e.Causes {
+			walk(c)
 		}
 	}
-	walk(ve.BasicOutput())
-	if len(out) == 0 {
-		out = append(out, Violation{Path: "", Message: ve.Error()})
-	}
+	walk(ve)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+var english = message.NewPrinter(language.English)
+
+// pointer renders an instance location as a JSON pointer.
+func pointer(tokens []string) string {
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteByte('/')
+		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1"))
+	}
+	return b.String()
+}
+
+// ViolationsText describes a validation error one line per cause, for
+// diagnostics outside the protocol (the spec generator).
+func ViolationsText(err error) []string {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []string{err.Error()}
+	}
+	var out []string
+	for _, v := range violationsOf(ve) {
+		out = append(out, fmt.Sprintf("at %q: %s", v.Path, v.Message))
+	}
 	return out
 }

@@ -1,0 +1,231 @@
+package mcp_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/kontext-dev/kontext/internal/fsroot"
+	"github.com/kontext-dev/kontext/internal/mcp"
+	"github.com/kontext-dev/kontext/internal/testkit"
+)
+
+var update = flag.Bool("update", false, "rewrite the expected side of transcripts and snapshots")
+
+// TestTranscripts replays the wire-level scenarios in testdata/transcripts.
+//
+// Each file has a prose header, a "flags" section (server options as
+// key=value words), a "client" section and the expected "server" section.
+// The client lines are sent one at a time inside a synctest bubble; after
+// each, the test waits until every goroutine is blocked and collects what the
+// server wrote, so the order of the transcript is deterministic and time is
+// fake. Directives in the client section:
+//
+//	# sleep 1.5s   let fake time pass (timers fire: timeouts, slow tools)
+//	# reconnect    end this connection (EOF) and open a new one
+//	# comment      anything else starting with "#" is a comment
+//
+// go test ./internal/mcp -run TestTranscripts -update rewrites the server
+// sections from what the server now says.
+func TestTranscripts(t *testing.T) {
+	files, err := filepath.Glob("testdata/transcripts/*.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no transcripts")
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			runTranscript(t, file)
+		})
+	}
+}
+
+func runTranscript(t *testing.T, file string) {
+	ar, err := txtar.ParseFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sections := map[string][]byte{}
+	for _, f := range ar.Files {
+		sections[f.Name] = f.Data
+	}
+	client, ok := sections["client"]
+	if !ok {
+		t.Fatalf("%s has no client section", file)
+	}
+	dir := t.TempDir()
+	var got []string
+	synctest.Test(t, func(t *testing.T) {
+		got = replay(t, dir, string(sections["flags"]), string(client))
+	})
+	gotText := strings.Join(got, "\n")
+	if len(got) > 0 {
+		gotText += "\n"
+	}
+	gotText = strings.ReplaceAll(gotText, dir, "$ROOT")
+	if *update {
+		var files []txtar.File
+		for _, f := range ar.Files {
+			if f.Name != "server" {
+				files = append(files, f)
+			}
+		}
+		files = append(files, txtar.File{Name: "server", Data: []byte(gotText)})
+		ar.Files = files
+		if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want := string(sections["server"])
+	if gotText != want {
+		t.Errorf("%s: the server said something else (go test ./internal/mcp -run TestTranscripts -update rewrites it)\n%s", file, lineDiff(want, gotText))
+	}
+}
+
+// options reads the flags section.
+func options(t *testing.T, flags string) (mcp.Options, int) {
+	opts := mcp.Options{}
+	maxBytes := 0
+	for _, word := range strings.Fields(flags) {
+		key, value, _ := strings.Cut(word, "=")
+		switch key {
+		case "timeout":
+			d, err := time.ParseDuration(value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts.RequestTimeout = d
+		case "pagesize":
+			opts.PageSize, _ = strconv.Atoi(value)
+		case "maxbytes":
+			maxBytes, _ = strconv.Atoi(value)
+			opts.MaxMessageBytes = maxBytes
+		case "readonly":
+			opts.Filter.ReadOnly = true
+		case "toolsets":
+			opts.Filter.Toolsets = strings.Split(value, ",")
+		case "tools":
+			opts.Filter.Tools = strings.Split(value, ",")
+		default:
+			t.Fatalf("unknown flag %q", word)
+		}
+	}
+	return opts, maxBytes
+}
+
+// replay runs one transcript inside the bubble and returns the server lines.
+func replay(t *testing.T, dir, flags, client string) []string {
+	opts, _ := options(t, flags)
+	root, err := fsroot.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kit := testkit.New(root)
+	srv, err := mcp.NewServer(mcp.Implementation{Name: "kontext", Title: "kontext", Version: "test"}, opts, kit.Toolset())
+	if err != nil {
+		t.Fatal(err)
+	}
+	kit.Attach(srv)
+
+	var (
+		mu  sync.Mutex
+		out []string
+	)
+	type conn struct {
+		clientEnd io.ReadWriteCloser
+		done      chan struct{}
+	}
+	open := func() conn {
+		serverEnd, clientEnd := mcp.NewInMemoryTransport()
+		c := conn{clientEnd: clientEnd, done: make(chan struct{})}
+		go func() {
+			srv.Serve(context.Background(), serverEnd)
+			serverEnd.Close()
+		}()
+		go func() {
+			defer close(c.done)
+			sc := bufio.NewScanner(clientEnd)
+			sc.Buffer(nil, 16<<20)
+			for sc.Scan() {
+				mu.Lock()
+				out = append(out, sc.Text())
+				mu.Unlock()
+			}
+		}()
+		return c
+	}
+	closeConn := func(c conn) {
+		c.clientEnd.Close()
+		synctest.Wait()
+		// Whatever the drain still answers arrives before the server end
+		// closes; give the drain its full timeout.
+		time.Sleep(10 * time.Second)
+		<-c.done
+	}
+
+	cur := open()
+	for _, line := range strings.Split(client, "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "":
+			continue
+		case strings.HasPrefix(line, "# sleep "):
+			d, err := time.ParseDuration(strings.TrimPrefix(line, "# sleep "))
+			if err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(d)
+		case line == "# reconnect":
+			closeConn(cur)
+			cur = open()
+		case strings.HasPrefix(line, "#"):
+			continue
+		case strings.HasPrefix(line, "<<big "):
+			// <<big N: a line of N bytes (for the size limit).
+			n, _ := strconv.Atoi(strings.TrimPrefix(line, "<<big "))
+			cur.clientEnd.Write(append(bytes.Repeat([]byte("x"), n), '\n'))
+		default:
+			cur.clientEnd.Write([]byte(line + "\n"))
+		}
+		synctest.Wait()
+	}
+	closeConn(cur)
+	mu.Lock()
+	defer mu.Unlock()
+	return append([]string(nil), out...)
+}
+
+// lineDiff shows which lines differ.
+func lineDiff(want, got string) string {
+	w := strings.Split(want, "\n")
+	g := strings.Split(got, "\n")
+	var b strings.Builder
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			b.WriteString("line " + strconv.Itoa(i+1) + ":\n  want: " + wl + "\n  got:  " + gl + "\n")
+		}
+	}
+	return b.String()
+}

@@ -6,13 +6,9 @@ import (
 	"os"
 
 	"github.com/kontext-dev/kontext/internal/cli"
+	"github.com/kontext-dev/kontext/internal/toolsets"
 )
 
 func main() {
-	os.Exit(cli.Main(os.Args, shippedToolsets(), os.Stdout, os.Stderr))
-}
-
-// shippedToolsets are the toolsets the kontext binary serves.
-func shippedToolsets() []cli.ToolsetFactory {
-	return nil
+	os.Exit(cli.Main(os.Args, toolsets.Shipped(), os.Stdout, os.Stderr))
 }

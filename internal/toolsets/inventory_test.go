@@ -1,0 +1,193 @@
+package toolsets_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/kontext-dev/kontext/internal/cli"
+	"github.com/kontext-dev/kontext/internal/fsroot"
+	"github.com/kontext-dev/kontext/internal/mcp"
+	"github.com/kontext-dev/kontext/internal/testkit"
+	"github.com/kontext-dev/kontext/internal/toolsets"
+)
+
+var update = flag.Bool("update", false, "rewrite the tool snapshots in testdata/tools")
+
+// all is every toolset there is: the shipped ones and the test kit.
+func all() []cli.ToolsetFactory {
+	return append(toolsets.Shipped(), testkit.Factory())
+}
+
+// serve starts a server with every toolset and returns the raw tools/list
+// result of a 2025-11-25 session.
+func serve(t *testing.T) (*mcp.Server, json.RawMessage) {
+	t.Helper()
+	root, err := fsroot.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sets []*mcp.Toolset
+	for _, f := range all() {
+		ts, _, err := f.Open(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sets = append(sets, ts)
+	}
+	srv, err := mcp.NewServer(mcp.Implementation{Name: "kontext", Version: "test"}, mcp.Options{PageSize: 1000}, sets...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serverEnd, clientEnd := mcp.NewInMemoryTransport()
+	go srv.Serve(context.Background(), serverEnd)
+	defer clientEnd.Close()
+	clientEnd.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n"))
+	clientEnd.Write([]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}` + "\n"))
+	sc := bufio.NewScanner(clientEnd)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var resp struct {
+			ID     int             `json:"id"`
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &resp); err != nil {
+			t.Fatal(err)
+		}
+		if resp.ID == 2 {
+			return srv, append(json.RawMessage(nil), resp.Result...)
+		}
+	}
+	t.Fatal("no tools/list answer")
+	return nil, nil
+}
+
+type advertised struct {
+	Tools []struct {
+		Name        string          `json:"name"`
+		InputSchema json.RawMessage `json:"inputSchema"`
+	} `json:"tools"`
+}
+
+// TestAdvertisedIsValidated proves, for every tool, that the bytes tools/list
+// sends as inputSchema are the bytes the argument validator compiled.
+func TestAdvertisedIsValidated(t *testing.T) {
+	srv, result := serve(t)
+	var list advertised
+	if err := json.Unmarshal(result, &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Tools) != len(srv.Tools()) {
+		t.Fatalf("advertised %d tools, serving %d", len(list.Tools), len(srv.Tools()))
+	}
+	for _, tool := range list.Tools {
+		compiled, ok := srv.ValidatedSchema(tool.Name)
+		if !ok {
+			t.Errorf("%s: advertised but has no validator", tool.Name)
+			continue
+		}
+		if !bytes.Equal(tool.InputSchema, compiled) {
+			t.Errorf("%s: advertised schema differs from the compiled one\nadvertised: %s\ncompiled:   %s", tool.Name, tool.InputSchema, compiled)
+		}
+	}
+}
+
+// TestToolSnapshots compares each tool's advertised definition with
+// testdata/tools/<tool>.json byte for byte; -update rewrites them; a missing
+// snapshot fails.
+func TestToolSnapshots(t *testing.T) {
+	_, result := serve(t)
+	var list struct {
+		Tools []json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(result, &list); err != nil {
+		t.Fatal(err)
+	}
+	for _, raw := range list.Tools {
+		var named struct {
+			Name string `json:"name"`
+		}
+		json.Unmarshal(raw, &named)
+		var pretty bytes.Buffer
+		json.Indent(&pretty, raw, "", "  ")
+		pretty.WriteByte('\n')
+		file := filepath.Join("testdata", "tools", named.Name+".json")
+		if *update {
+			os.MkdirAll(filepath.Dir(file), 0o755)
+			if err := os.WriteFile(file, pretty.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(file)
+		if err != nil {
+			t.Errorf("%s: no snapshot (go test ./internal/toolsets -run TestToolSnapshots -update writes it): %v", named.Name, err)
+			continue
+		}
+		if !bytes.Equal(want, pretty.Bytes()) {
+			t.Errorf("%s: the advertised definition changed (rerun with -update if intended)\nwant:\n%s\ngot:\n%s", named.Name, want, pretty.Bytes())
+		}
+	}
+}
+
+var toolName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+
+// TestInventory lints every tool definition of every toolset.
+func TestInventory(t *testing.T) {
+	names := map[string]bool{}
+	for _, f := range all() {
+		ts := f.Describe()
+		if ts.Name != f.Name {
+			t.Errorf("factory %s describes toolset %s", f.Name, ts.Name)
+		}
+		for _, tool := range ts.Tools {
+			if !toolName.MatchString(tool.Name) {
+				t.Errorf("%s: not a valid MCP tool name", tool.Name)
+			}
+			if names[tool.Name] {
+				t.Errorf("%s: defined twice", tool.Name)
+			}
+			names[tool.Name] = true
+			if tool.Annotations.ReadOnly == nil || tool.Annotations.OpenWorld == nil {
+				t.Errorf("%s: readOnlyHint and openWorldHint must be explicit", tool.Name)
+			}
+			if tool.Title == "" || tool.Description == "" {
+				t.Errorf("%s: needs a title and a description", tool.Name)
+			}
+			var schema struct {
+				Type                 string                     `json:"type"`
+				Properties           map[string]json.RawMessage `json:"properties"`
+				AdditionalProperties *bool                      `json:"additionalProperties"`
+				AnyOf, OneOf, AllOf  []json.RawMessage
+			}
+			if err := json.Unmarshal(tool.InputSchema, &schema); err != nil {
+				t.Errorf("%s: input schema: %v", tool.Name, err)
+				continue
+			}
+			if schema.Type != "object" || schema.AdditionalProperties == nil || *schema.AdditionalProperties {
+				t.Errorf("%s: input schema must be an object with additionalProperties: false", tool.Name)
+			}
+			if schema.AnyOf != nil || schema.OneOf != nil || schema.AllOf != nil {
+				t.Errorf("%s: no combinator at the root of an input schema (clients reject them)", tool.Name)
+			}
+			for prop, raw := range schema.Properties {
+				var p struct {
+					Description string `json:"description"`
+				}
+				json.Unmarshal(raw, &p)
+				if p.Description == "" {
+					t.Errorf("%s.%s: every parameter needs a description", tool.Name, prop)
+				}
+			}
+			if f.Flags(tool.Name) == nil && len(schema.Properties) > 0 {
+				t.Errorf("%s: has parameters but no CLI flags", tool.Name)
+			}
+		}
+	}
+}

@@ -1,0 +1,306 @@
+// Package git is the one place kontext talks to git. It runs the git command
+// line (the user's git, with its configuration and hooks semantics), and
+// reads objects through one long-lived `git cat-file --batch` process
+// instead of one process per object.
+package git
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// ErrNotRepository is returned by Open outside a git work tree.
+var ErrNotRepository = errors.New("not inside a git work tree")
+
+// Repo is a git work tree.
+type Repo struct {
+	// Dir is the top level of the work tree.
+	Dir string
+	// GitDir is this work tree's git directory (.git, or
+	// .git/worktrees/<name> for a linked worktree).
+	GitDir string
+	// CommonDir is the git directory shared by all worktrees: where
+	// kontext keeps its local state (<CommonDir>/kontext).
+	CommonDir string
+
+	catMu sync.Mutex
+	cat   *catFile
+}
+
+// Open finds the work tree that contains dir.
+func Open(ctx context.Context, dir string) (*Repo, error) {
+	out, err := run(ctx, dir, nil, "rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir")
+	if err != nil {
+		if strings.Contains(err.Error(), "not a git repository") {
+			return nil, fmt.Errorf("%s: %w", dir, ErrNotRepository)
+		}
+		return nil, err
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(lines) != 3 || lines[0] == "" {
+		return nil, fmt.Errorf("%s: %w (is it a bare repository?)", dir, ErrNotRepository)
+	}
+	common := lines[2]
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(dir, common)
+	}
+	common, _ = filepath.Abs(common)
+	return &Repo{Dir: lines[0], GitDir: lines[1], CommonDir: filepath.Clean(common)}, nil
+}
+
+// Error is a failed git command, with what it printed on stderr.
+type Error struct {
+	Args   []string
+	Stderr string
+	Err    error
+}
+
+func (e *Error) Error() string {
+	msg := strings.TrimSpace(e.Stderr)
+	if msg == "" {
+		msg = e.Err.Error()
+	}
+	return "git " + strings.Join(e.Args, " ") + ": " + msg
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// environment makes git's output stable and never interactive.
+func environment(extra []string) []string {
+	env := append(os.Environ(),
+		"LC_ALL=C",
+		"GIT_TERMINAL_PROMPT=0",
+		"GIT_OPTIONAL_LOCKS=0", // reading must not contend with the user's git
+		"GIT_PAGER=cat",
+	)
+	return append(env, extra...)
+}
+
+func run(ctx context.Context, dir string, stdin io.Reader, args ...string) ([]byte, error) {
+	return runEnv(ctx, dir, nil, stdin, args...)
+}
+
+func runEnv(ctx context.Context, dir string, env []string, stdin io.Reader, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Env = environment(env)
+	cmd.Stdin = stdin
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.Bytes(), &Error{Args: args, Stderr: stderr.String(), Err: err}
+	}
+	return stdout.Bytes(), nil
+}
+
+// Run runs git in the work tree and returns its stdout.
+func (r *Repo) Run(ctx context.Context, args ...string) ([]byte, error) {
+	return run(ctx, r.Dir, nil, args...)
+}
+
+// RunInput runs git with stdin.
+func (r *Repo) RunInput(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
+	return run(ctx, r.Dir, bytes.NewReader(stdin), args...)
+}
+
+// RunEnv runs git with extra environment variables.
+func (r *Repo) RunEnv(ctx context.Context, env []string, args ...string) ([]byte, error) {
+	return runEnv(ctx, r.Dir, env, nil, args...)
+}
+
+// Head returns the commit HEAD names, or "" in a repository without commits.
+func (r *Repo) Head(ctx context.Context) (string, error) {
+	out, err := r.Run(ctx, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	if err != nil {
+		var ge *Error
+		if errors.As(err, &ge) && strings.TrimSpace(ge.Stderr) == "" {
+			return "", nil // unborn branch
+		}
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// Branch returns the current branch name, or "" when HEAD is detached.
+func (r *Repo) Branch(ctx context.Context) string {
+	out, err := r.Run(ctx, "symbolic-ref", "--quiet", "--short", "HEAD")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// ResolveCommit returns the full sha of a revision (sha prefix, ref, HEAD~2…).
+func (r *Repo) ResolveCommit(ctx context.Context, rev string) (string, error) {
+	if strings.HasPrefix(rev, "-") {
+		return "", fmt.Errorf("not a revision: %q", rev)
+	}
+	out, err := r.Run(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("unknown revision %q", rev)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// Files lists the tracked files and the untracked files that are not
+// ignored, relative to the top level, with slashes.
+func (r *Repo) Files(ctx context.Context) ([]string, error) {
+	out, err := r.Run(ctx, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate")
+	if err != nil {
+		return nil, err
+	}
+	files := splitZ(out)
+	sort.Strings(files)
+	return files, nil
+}
+
+// TrackedFiles lists the files in the index.
+func (r *Repo) TrackedFiles(ctx context.Context) ([]string, error) {
+	out, err := r.Run(ctx, "ls-files", "-z", "--cached")
+	if err != nil {
+		return nil, err
+	}
+	return splitZ(out), nil
+}
+
+func splitZ(b []byte) []string {
+	var out []string
+	for _, f := range bytes.Split(b, []byte{0}) {
+		if len(f) > 0 {
+			out = append(out, string(f))
+		}
+	}
+	return out
+}
+
+// Config returns a git config value, or "".
+func (r *Repo) Config(ctx context.Context, key string) string {
+	out, err := r.Run(ctx, "config", "--get", key)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// Add stages paths (relative to the top level).
+func (r *Repo) Add(ctx context.Context, paths ...string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	_, err := r.Run(ctx, append([]string{"add", "--"}, paths...)...)
+	return err
+}
+
+// Object reads one object ("<sha>", "<rev>:<path>") through the batch
+// process. ok is false when the object does not exist.
+func (r *Repo) Object(ctx context.Context, name string) (kind string, data []byte, ok bool, err error) {
+	if strings.ContainsAny(name, "\n") {
+		return "", nil, false, fmt.Errorf("object name with a newline: %q", name)
+	}
+	r.catMu.Lock()
+	defer r.catMu.Unlock()
+	if r.cat == nil {
+		r.cat, err = startCatFile(r.Dir)
+		if err != nil {
+			return "", nil, false, err
+		}
+	}
+	kind, data, ok, err = r.cat.read(name)
+	if err != nil {
+		// A broken batch process is restarted on the next read.
+		r.cat.close()
+		r.cat = nil
+	}
+	return kind, data, ok, err
+}
+
+// FileAt returns the content of path at a revision, without a checkout.
+func (r *Repo) FileAt(ctx context.Context, rev, path string) ([]byte, bool, error) {
+	kind, data, ok, err := r.Object(ctx, rev+":"+path)
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	if kind != "blob" {
+		return nil, false, fmt.Errorf("%s:%s is a %s, not a file", rev, path, kind)
+	}
+	return data, true, nil
+}
+
+// Close stops the batch process.
+func (r *Repo) Close() error {
+	r.catMu.Lock()
+	defer r.catMu.Unlock()
+	if r.cat != nil {
+		r.cat.close()
+		r.cat = nil
+	}
+	return nil
+}
+
+// catFile is a running `git cat-file --batch`.
+type catFile struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Reader
+}
+
+func startCatFile(dir string) (*catFile, error) {
+	cmd := exec.Command("git", "cat-file", "--batch")
+	cmd.Dir = dir
+	cmd.Env = environment(nil)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return &catFile{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 64<<10)}, nil
+}
+
+func (c *catFile) read(name string) (string, []byte, bool, error) {
+	if _, err := io.WriteString(c.in, name+"\n"); err != nil {
+		return "", nil, false, err
+	}
+	header, err := c.out.ReadString('\n')
+	if err != nil {
+		return "", nil, false, err
+	}
+	fields := strings.Fields(header)
+	if len(fields) == 2 && (fields[1] == "missing" || fields[1] == "ambiguous") {
+		return "", nil, false, nil
+	}
+	if len(fields) != 3 {
+		return "", nil, false, fmt.Errorf("git cat-file: unexpected header %q", header)
+	}
+	size, err := strconv.Atoi(fields[2])
+	if err != nil {
+		return "", nil, false, fmt.Errorf("git cat-file: bad size in %q", header)
+	}
+	data := make([]byte, size+1) // the content and its trailing newline
+	if _, err := io.ReadFull(c.out, data); err != nil {
+		return "", nil, false, err
+	}
+	return fields[1], data[:size], true, nil
+}
+
+func (c *catFile) close() {
+	c.in.Close()
+	_ = c.cmd.Wait()
+}

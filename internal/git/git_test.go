@@ -1,0 +1,174 @@
+package git_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kontext-dev/kontext/internal/git"
+)
+
+// newRepo makes a real repository in a temp dir.
+func newRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	gitRun(t, dir, "init", "-q", "-b", "main")
+	gitRun(t, dir, "config", "user.name", "Ada Lovelace")
+	gitRun(t, dir, "config", "user.email", "ada@example.com")
+	gitRun(t, dir, "config", "commit.gpgsign", "false")
+	return dir
+}
+
+func gitRun(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_DATE=2026-01-02T03:04:05Z", "GIT_COMMITTER_DATE=2026-01-02T03:04:05Z")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func write(t *testing.T, dir, rel, body string) {
+	t.Helper()
+	p := filepath.Join(dir, rel)
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOpenHeadFilesLogBlameObjects(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t)
+	r, err := git.Open(ctx, filepath.Join(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if head, err := r.Head(ctx); err != nil || head != "" {
+		t.Fatalf("unborn HEAD: %q %v", head, err)
+	}
+	if cs, err := r.Log(ctx, git.LogOptions{}); err != nil || len(cs) != 0 {
+		t.Fatalf("log of an empty repo: %v %v", cs, err)
+	}
+
+	write(t, dir, "a.txt", "one\ntwo\n")
+	write(t, dir, "dir/b.go", "package b\n")
+	write(t, dir, ".gitignore", "ignored.txt\n")
+	gitRun(t, dir, "add", ".")
+	gitRun(t, dir, "commit", "-q", "-m", "Replace the parser\n\nBecause the old one was slow.\n\nDecision: 2026-01-02-parser")
+	write(t, dir, "a.txt", "one\nTWO\nthree\n")
+	write(t, dir, "ignored.txt", "x")
+	write(t, dir, "new.txt", "untracked")
+	gitRun(t, dir, "rm", "-q", "dir/b.go")
+	gitRun(t, dir, "commit", "-q", "-am", "Second")
+
+	head, err := r.Head(ctx)
+	if err != nil || len(head) != 40 {
+		t.Fatalf("head %q %v", head, err)
+	}
+	if b := r.Branch(ctx); b != "main" {
+		t.Errorf("branch %q", b)
+	}
+	files, err := r.Files(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(files, ","); got != ".gitignore,a.txt,new.txt" {
+		t.Errorf("files = %s", got)
+	}
+
+	commits, err := r.Log(ctx, git.LogOptions{Files: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(commits) != 2 {
+		t.Fatalf("%d commits", len(commits))
+	}
+	second, first := commits[0], commits[1]
+	if second.Subject != "Second" || first.Subject != "Replace the parser" {
+		t.Errorf("subjects %q %q", second.Subject, first.Subject)
+	}
+	if first.Body != "Because the old one was slow.\n\nDecision: 2026-01-02-parser" {
+		t.Errorf("body %q", first.Body)
+	}
+	if first.AuthorName != "Ada Lovelace" || first.AuthorTime.Format("2006-01-02") != "2026-01-02" {
+		t.Errorf("author %q %v", first.AuthorName, first.AuthorTime)
+	}
+	var changes []string
+	for _, f := range second.Files {
+		changes = append(changes, string(f.Status)+" "+f.Path)
+	}
+	if got := strings.Join(changes, ","); got != "M a.txt,D dir/b.go" {
+		t.Errorf("second commit files = %s", got)
+	}
+	if len(second.Parents) != 1 || second.Parents[0] != first.SHA {
+		t.Errorf("parents %v", second.Parents)
+	}
+
+	onlyA, err := r.Log(ctx, git.LogOptions{Paths: []string{".gitignore"}})
+	if err != nil || len(onlyA) != 1 || onlyA[0].SHA != first.SHA {
+		t.Errorf("log -- .gitignore: %v %v", onlyA, err)
+	}
+
+	blame, err := r.Blame(ctx, "", "a.txt", 1, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(blame) != 3 || blame[0].SHA != first.SHA || blame[1].SHA != second.SHA || blame[1].Text != "TWO" || blame[0].Summary != "Replace the parser" {
+		t.Errorf("blame %+v", blame)
+	}
+
+	data, ok, err := r.FileAt(ctx, first.SHA, "a.txt")
+	if err != nil || !ok || string(data) != "one\ntwo\n" {
+		t.Errorf("a.txt at first: %q %v %v", data, ok, err)
+	}
+	if _, ok, err := r.FileAt(ctx, "HEAD", "dir/b.go"); ok || err != nil {
+		t.Errorf("a deleted file is missing at HEAD: %v %v", ok, err)
+	}
+	// Many reads go through one batch process.
+	for i := 0; i < 200; i++ {
+		if _, ok, err := r.FileAt(ctx, "HEAD", "a.txt"); !ok || err != nil {
+			t.Fatalf("read %d: %v %v", i, ok, err)
+		}
+	}
+	if sha, err := r.ResolveCommit(ctx, head[:8]); err != nil || sha != head {
+		t.Errorf("resolve prefix: %q %v", sha, err)
+	}
+	if _, err := r.ResolveCommit(ctx, "--output=/tmp/x"); err == nil {
+		t.Error("an option is not a revision")
+	}
+}
+
+func TestWorktreeSharesCommonDir(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t)
+	write(t, dir, "a", "a")
+	gitRun(t, dir, "add", ".")
+	gitRun(t, dir, "commit", "-qm", "a")
+	wt := filepath.Join(t.TempDir(), "wt")
+	gitRun(t, dir, "worktree", "add", "-q", wt)
+	main, err := git.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	linked, err := git.Open(ctx, filepath.Join(wt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if main.CommonDir != linked.CommonDir {
+		t.Errorf("common dirs differ: %s vs %s", main.CommonDir, linked.CommonDir)
+	}
+	if main.GitDir == linked.GitDir {
+		t.Error("a linked worktree has its own git dir")
+	}
+	if _, err := git.Open(ctx, t.TempDir()); err == nil {
+		t.Error("outside a repository Open fails")
+	}
+}

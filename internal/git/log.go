@@ -1,0 +1,288 @@
+package git
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Commit is one commit as `git log` reports it.
+type Commit struct {
+	SHA         string
+	Parents     []string
+	AuthorName  string
+	AuthorEmail string
+	AuthorTime  time.Time
+	Subject     string
+	Body        string // the message after the subject line, trailers included
+	Files       []FileChange
+}
+
+// Message is the whole commit message.
+func (c *Commit) Message() string {
+	if c.Body == "" {
+		return c.Subject
+	}
+	return c.Subject + "\n\n" + c.Body
+}
+
+// IsMerge reports whether the commit has more than one parent.
+func (c *Commit) IsMerge() bool { return len(c.Parents) > 1 }
+
+// FileChange is one file a commit touched.
+type FileChange struct {
+	Status byte   // A, M, D, R, C, T
+	Path   string // the path after the commit
+	From   string // the path before a rename or copy
+}
+
+// LogOptions select commits.
+type LogOptions struct {
+	Rev      string // where to start (HEAD when empty); "A..B" ranges work
+	MaxCount int
+	NoMerges bool
+	Files    bool // list the files each commit touched
+	Paths    []string
+	Since    time.Time
+	Reverse  bool
+	// FirstParent follows only the first parent of merges.
+	FirstParent bool
+}
+
+const (
+	recordSep = "\x1e"
+	fieldSep  = "\x1f"
+)
+
+// Log lists commits, newest first (or oldest first with Reverse). It streams
+// git's output, so a long history is parsed without being held twice.
+func (r *Repo) Log(ctx context.Context, opts LogOptions) ([]Commit, error) {
+	var out []Commit
+	err := r.EachCommit(ctx, opts, func(c Commit) error {
+		out = append(out, c)
+		return nil
+	})
+	return out, err
+}
+
+// errStop ends EachCommit early without an error.
+var errStop = fmt.Errorf("stop")
+
+// Stop, returned by an EachCommit callback, ends the walk without an error.
+var Stop = errStop
+
+// EachCommit calls f for each commit Log would return.
+func (r *Repo) EachCommit(ctx context.Context, opts LogOptions, f func(Commit) error) error {
+	head, err := r.Head(ctx)
+	if err != nil {
+		return err
+	}
+	if head == "" && (opts.Rev == "" || opts.Rev == "HEAD") {
+		return nil // no commits yet
+	}
+	args := []string{"log", "-z", "--format=" + recordSep + "%H" + fieldSep + "%P" + fieldSep + "%an" + fieldSep + "%ae" + fieldSep + "%at" + fieldSep + "%s" + fieldSep + "%b" + fieldSep}
+	if opts.MaxCount > 0 {
+		args = append(args, "--max-count="+strconv.Itoa(opts.MaxCount))
+	}
+	if opts.NoMerges {
+		args = append(args, "--no-merges")
+	}
+	if opts.FirstParent {
+		args = append(args, "--first-parent")
+	}
+	if opts.Files {
+		args = append(args, "--name-status", "--no-renames")
+	}
+	if !opts.Since.IsZero() {
+		args = append(args, "--since="+strconv.FormatInt(opts.Since.Unix(), 10))
+	}
+	if opts.Reverse {
+		args = append(args, "--reverse")
+	}
+	rev := opts.Rev
+	if rev == "" {
+		rev = "HEAD"
+	}
+	if strings.HasPrefix(rev, "-") {
+		return fmt.Errorf("not a revision: %q", rev)
+	}
+	args = append(args, "--end-of-options", rev, "--")
+	args = append(args, opts.Paths...)
+
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = r.Dir
+	cmd.Env = environment(nil)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	rd := bufio.NewReaderSize(stdout, 256<<10)
+	var parseErr error
+	stopped := false
+	for {
+		rec, err := readRecord(rd)
+		if len(rec) > 0 {
+			c, perr := parseCommit(rec)
+			if perr != nil {
+				parseErr = perr
+				break
+			}
+			if ferr := f(c); ferr != nil {
+				if ferr != errStop {
+					parseErr = ferr
+				}
+				stopped = true
+				break
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	if stopped || parseErr != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return parseErr
+	}
+	if err := cmd.Wait(); err != nil {
+		return &Error{Args: args, Stderr: stderr.String(), Err: err}
+	}
+	return nil
+}
+
+// readRecord returns the bytes up to the next record separator.
+func readRecord(rd *bufio.Reader) ([]byte, error) {
+	var rec []byte
+	for {
+		b, err := rd.ReadByte()
+		if err != nil {
+			if err == io.EOF {
+				return rec, io.EOF
+			}
+			return rec, err
+		}
+		if b == recordSep[0] {
+			if len(rec) > 0 {
+				return rec, nil
+			}
+			continue
+		}
+		rec = append(rec, b)
+	}
+}
+
+func parseCommit(rec []byte) (Commit, error) {
+	fields := strings.SplitN(string(rec), fieldSep, 8)
+	if len(fields) < 8 {
+		return Commit{}, fmt.Errorf("git log: malformed record %q", truncate(string(rec), 200))
+	}
+	secs, _ := strconv.ParseInt(fields[4], 10, 64)
+	c := Commit{
+		SHA:         fields[0],
+		Parents:     strings.Fields(fields[1]),
+		AuthorName:  fields[2],
+		AuthorEmail: fields[3],
+		AuthorTime:  time.Unix(secs, 0).UTC(),
+		Subject:     fields[5],
+		Body:        strings.TrimSpace(fields[6]),
+	}
+	// After the last field: NUL-separated name-status pairs.
+	parts := strings.Split(strings.TrimLeft(fields[7], "\x00\n"), "\x00")
+	for i := 0; i+1 < len(parts); i += 2 {
+		status := strings.TrimSpace(parts[i])
+		if status == "" {
+			i--
+			continue
+		}
+		c.Files = append(c.Files, FileChange{Status: status[0], Path: parts[i+1]})
+	}
+	return c, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// BlameLine is one line of `git blame`.
+type BlameLine struct {
+	Line       int
+	SHA        string
+	Author     string
+	AuthorTime time.Time
+	Summary    string
+	Text       string
+}
+
+// Blame attributes lines start..end (1-based, inclusive) of path at HEAD
+// (the working tree's version when rev is "").
+func (r *Repo) Blame(ctx context.Context, rev, path string, start, end int) ([]BlameLine, error) {
+	args := []string{"blame", "--porcelain", "-L", fmt.Sprintf("%d,%d", start, end)}
+	if rev != "" {
+		args = append(args, rev)
+	}
+	args = append(args, "--", path)
+	out, err := r.Run(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	type info struct {
+		author  string
+		time    time.Time
+		summary string
+	}
+	known := map[string]*info{}
+	var lines []BlameLine
+	var cur *BlameLine
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "\t"):
+			if cur != nil {
+				cur.Text = line[1:]
+				if in := known[cur.SHA]; in != nil {
+					cur.Author, cur.AuthorTime, cur.Summary = in.author, in.time, in.summary
+				}
+				lines = append(lines, *cur)
+				cur = nil
+			}
+		case cur == nil:
+			f := strings.Fields(line)
+			if len(f) >= 3 && len(f[0]) >= 40 {
+				n, _ := strconv.Atoi(f[2])
+				cur = &BlameLine{SHA: f[0], Line: n}
+				if known[f[0]] == nil {
+					known[f[0]] = &info{}
+				}
+			}
+		default:
+			in := known[cur.SHA]
+			key, value, _ := strings.Cut(line, " ")
+			switch key {
+			case "author":
+				in.author = value
+			case "author-time":
+				secs, _ := strconv.ParseInt(value, 10, 64)
+				in.time = time.Unix(secs, 0).UTC()
+			case "summary":
+				in.summary = value
+			}
+		}
+	}
+	return lines, nil
+}

@@ -75,6 +75,7 @@ func NewApp(toolsets []ToolsetFactory, stdout, stderr io.Writer) *cli.App {
 		},
 		Commands: []*cli.Command{
 			mcpCommand(toolsets),
+			configCommand(),
 
 			toolsCommand(toolsets),
 			callCommand(toolsets),

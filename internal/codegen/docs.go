@@ -117,6 +117,10 @@ func paramTable(tool *ToolSpec, lang string) string {
 	}
 	for _, p := range tool.Params {
 		typ := docType(p)
+		desc := p.Description.In(lang)
+		if p.Doc.Blank {
+			desc = ""
+		}
 		if withDefaults {
 			def := ""
 			switch {
@@ -127,13 +131,13 @@ func paramTable(tool *ToolSpec, lang string) string {
 			case p.Default() != nil:
 				def = jsonText(p.Default())
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(p.Name), cell(typ), cell(def), cell(p.Description.In(lang)))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(p.Name), cell(typ), cell(def), cell(desc))
 			continue
 		}
 		if p.Required {
 			typ += " (" + w["required"] + ")"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s |\n", cell(p.Name), cell(typ), cell(p.Description.In(lang)))
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", cell(p.Name), cell(typ), cell(desc))
 	}
 	return b.String()
 }

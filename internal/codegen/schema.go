@@ -75,7 +75,10 @@ func paramSchemaJSON(p ParamSpec, forGo bool) ([]byte, error) {
 		}
 		b.WriteString(`{"description":`)
 		writeString(&b, p.Description.EN)
-		b.WriteString(`,"anyOf":[{"type":"array","items":{"type":"string"}`)
+		b.WriteString(`,"anyOf":[{"type":"array","items":`)
+		if err := compactInto(&b, p.Schema.values["items"]); err != nil {
+			return nil, err
+		}
 		for _, k := range []string{"minItems", "maxItems"} {
 			if v, ok := p.Schema.values[k]; ok {
 				b.WriteString(`,"` + k + `":`)

@@ -61,6 +61,7 @@ type ParamSpec struct {
 	Doc         struct {
 		Type    string `json:"type"`
 		Default *Text  `json:"default"`
+		Blank   bool   `json:"blank"`
 	} `json:"doc"`
 	RequiredProperties []string `json:"requiredProperties"`
 	// Schema holds the JSON Schema keywords of the parameter, in the order

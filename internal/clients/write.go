@@ -1,0 +1,88 @@
+package clients
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// WriteFile merges the kontext entry into the configuration file at path
+// and reports whether the file changed. The file is read, merged and
+// replaced in one rename, so a reader never sees half a file and a failed
+// merge leaves it exactly as it was. A missing file is created; a symbolic
+// link is followed, so a file kept in a dotfiles repository stays there.
+func (c Client) WriteFile(path, command string, args []string) (changed bool, err error) {
+	target, err := resolveLink(path)
+	if err != nil {
+		return false, err
+	}
+	perm := fs.FileMode(0o644)
+	existing, err := os.ReadFile(target)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		existing = nil
+	case err != nil:
+		return false, err
+	default:
+		if info, err := os.Stat(target); err == nil {
+			perm = info.Mode().Perm()
+		}
+	}
+	merged, err := c.Merge(existing, command, args)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", path, err)
+	}
+	if existing != nil && bytes.Equal(merged, existing) {
+		return false, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return false, err
+	}
+	if err := writeAtomic(target, merged, perm); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+func resolveLink(path string) (string, error) {
+	info, err := os.Lstat(path)
+	if err != nil || info.Mode()&fs.ModeSymlink == 0 {
+		return path, nil
+	}
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", fmt.Errorf("%s is a symbolic link kontext cannot follow: %w", path, err)
+	}
+	return target, nil
+}
+
+// writeAtomic writes data to a temporary file beside path and renames it
+// over path; the rename is atomic only within one directory.
+func writeAtomic(path string, data []byte, perm fs.FileMode) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".kontext-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return err
+	}
+	if err = tmp.Chmod(perm); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -445,3 +445,8 @@ func (c *Client) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Reque
 
 // Done is closed when the connection ends.
 func (c *Client) Done() <-chan struct{} { return c.closed }
+
+// slogPrintf adapts jsonrpc2's logger to slog.
+type slogPrintf struct{ log *slog.Logger }
+
+func (l slogPrintf) Printf(format string, v ...any) { l.log.Warn(fmt.Sprintf(format, v...)) }

@@ -9,12 +9,9 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/kontext-dev/kontext/gen/errcodes"
 	"github.com/kontext-dev/kontext/gen/protocol"
@@ -25,7 +22,6 @@ import (
 type session struct {
 	srv    *Server
 	stream *lineStream
-	conn   *jsonrpc2.Conn
 	log    *slog.Logger
 
 	// ctx is the parent of every handler's context; it ends when the session
@@ -63,22 +59,35 @@ func newSession(ctx context.Context, srv *Server, rwc io.ReadWriteCloser) *sessi
 	ss.stream = newLineStream(rwc, rwc, rwc, srv.opts.MaxMessageBytes)
 	ss.stream.trace = srv.opts.Trace
 	ss.stream.atEOF = ss.drain
+	ss.stream.direct = true
 	ss.stream.logf = func(format string, args ...any) { ss.log.Warn(fmt.Sprintf(format, args...)) }
 	return ss
 }
 
+// run is the connection's read loop. It reads straight from the line
+// stream rather than through a jsonrpc2.Conn: decoding every message a
+// second time through jsonrpc2 cost two thirds of the server's CPU on a ping
+// (docs/decisions/0001-server-read-path.md); the client side keeps jsonrpc2
+// for matching responses to its calls. Fast methods answer here; slow ones
+// get their own goroutine.
 func (ss *session) run() error {
-	ss.conn = jsonrpc2.NewConn(ss.ctx, ss.stream, ss, jsonrpc2.SetLogger(slogPrintf{ss.log}))
-	<-ss.conn.DisconnectNotify()
+	for {
+		in, err := ss.stream.readInbound()
+		if err != nil {
+			break
+		}
+		if in.wireID == nil {
+			ss.stream.take(in.token)
+			ss.notification(in)
+			continue
+		}
+		ss.request(in)
+	}
 	ss.closed.Store(true)
 	ss.cancel()
-	return nil
+	// The connection is over: the peer reads EOF once it has what we wrote.
+	return ss.stream.Close()
 }
-
-// slogPrintf adapts jsonrpc2's logger to slog.
-type slogPrintf struct{ log *slog.Logger }
-
-func (l slogPrintf) Printf(format string, v ...any) { l.log.Warn(fmt.Sprintf(format, v...)) }
 
 // drain runs when the input ends: listeners get their graceful end, and
 // in-flight requests may finish for DrainTimeout; what is still running then
@@ -103,30 +112,6 @@ func (ss *session) drain() {
 		ss.log.Warn("input ended; requests still running after the drain timeout are abandoned", "timeout", ss.srv.opts.DrainTimeout)
 	}
 	ss.cancel()
-}
-
-// Handle implements jsonrpc2.Handler. It runs on the connection's read loop,
-// so it only registers work and returns; slow methods run on their own
-// goroutine.
-func (ss *session) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	if req.Meta == nil {
-		return
-	}
-	token, err := strconv.ParseUint(string(*req.Meta), 10, 64)
-	if err != nil {
-		return
-	}
-	if req.Notif {
-		if in := ss.stream.take(token); in != nil {
-			ss.notification(in)
-		}
-		return
-	}
-	in := ss.stream.lookup(token)
-	if in == nil {
-		return
-	}
-	ss.request(in)
 }
 
 // call is one request in flight.
@@ -359,7 +344,12 @@ func (c *call) finish(m method, result any, err error) {
 		c.ss.stream.respond(c.in.token, "error", marshal(e))
 		return
 	}
-	body := marshal(result)
+	var body []byte
+	if _, empty := result.(struct{}); empty {
+		body = []byte("{}")
+	} else {
+		body = marshal(result)
+	}
 	if c.modern {
 		body = c.modernEnvelope(m, body)
 	}

@@ -19,17 +19,18 @@ import (
 // longer line is refused with -32600 and the session goes on.
 const DefaultMaxMessageBytes = 8 << 20
 
-// lineStream is the jsonrpc2.ObjectStream behind every MCP connection: one
-// JSON-RPC message (or batch) per line.
+// lineStream is the JSON-RPC 2.0 framing of every MCP connection: one
+// message (or batch) per line.
 //
-// jsonrpc2 closes the connection on any decoding error and cannot represent
-// negative or non-uint64 request ids, batches or the null id of a parse error.
-// The stream therefore does the JSON-RPC 2.0 framing itself: it answers
-// malformed lines (-32700), invalid requests (-32600) and oversized lines on
-// its own and keeps reading; it splits batches and reassembles their
-// responses; and it hands jsonrpc2 a small canonical form of every valid
-// message, keyed by a token, so that the wire id and the exact params bytes
-// never pass through jsonrpc2's re-encoding.
+// It answers malformed lines (-32700), invalid requests (-32600) and
+// oversized lines itself and keeps reading; it keeps wire ids verbatim
+// (negative and large integers included); it splits batches and reassembles
+// their responses. The server reads decoded messages with readInbound. The
+// client reads through a sourcegraph/jsonrpc2 connection, for which the
+// stream is its jsonrpc2.ObjectStream: jsonrpc2 closes a connection on any
+// decoding error and cannot represent negative ids, batches or the null id
+// of a parse error, so it is handed a small canonical form of each valid
+// message, keyed by a token, and never sees the wire bytes.
 type lineStream struct {
 	r        *bufio.Reader
 	w        io.Writer
@@ -38,11 +39,20 @@ type lineStream struct {
 
 	wmu  sync.Mutex
 	wbuf []byte
+	// readerIdle is true while the read loop waits for input; then a
+	// response is written at once. Otherwise it is held in wbuf and written
+	// with the others when the read loop next needs input: one write(2) per
+	// burst of pipelined requests instead of one per response.
+	readerIdle bool
 
 	mu      sync.Mutex
 	next    uint64
 	pending map[uint64]*inbound // delivered requests awaiting a response
 	queue   [][]byte            // canonical messages waiting for ReadObject
+	// direct: deliver *inbound values to readInbound instead of canonical
+	// messages to jsonrpc2 (the server side).
+	direct  bool
+	inQueue []*inbound
 
 	// atEOF runs once when the input ends, before ReadObject reports io.EOF,
 	// so that in-flight requests can still be answered (jsonrpc2 refuses to
@@ -75,14 +85,40 @@ func newLineStream(r io.Reader, w io.Writer, closer io.Closer, maxBytes int) *li
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxMessageBytes
 	}
-	return &lineStream{
-		r:        bufio.NewReaderSize(r, 64<<10),
+	s := &lineStream{
 		w:        w,
 		closer:   closer,
 		maxBytes: maxBytes,
 		pending:  map[uint64]*inbound{},
 		logf:     func(string, ...any) {},
 	}
+	s.r = bufio.NewReaderSize(flushingReader{s, r}, 64<<10)
+	return s
+}
+
+// flushingReader writes the held responses before the read loop asks for
+// more input, and marks the reader idle while it waits.
+type flushingReader struct {
+	s *lineStream
+	r io.Reader
+}
+
+func (f flushingReader) Read(p []byte) (int, error) {
+	s := f.s
+	s.wmu.Lock()
+	if len(s.wbuf) > 0 {
+		s.w.Write(s.wbuf)
+		s.wbuf = s.wbuf[:0]
+	}
+	s.readerIdle = true
+	s.wmu.Unlock()
+	n, err := f.r.Read(p)
+	if n > 0 {
+		s.wmu.Lock()
+		s.readerIdle = false
+		s.wmu.Unlock()
+	}
+	return n, err
 }
 
 // ReadObject implements jsonrpc2.ObjectStream. It returns an error only at
@@ -162,6 +198,40 @@ func (s *lineStream) readLine() ([]byte, error) {
 	}
 }
 
+// readInbound is ReadObject without jsonrpc2: the next request or
+// notification, as the stream decoded it.
+func (s *lineStream) readInbound() (*inbound, error) {
+	for {
+		s.mu.Lock()
+		if len(s.inQueue) > 0 {
+			in := s.inQueue[0]
+			s.inQueue[0] = nil
+			s.inQueue = s.inQueue[1:]
+			s.mu.Unlock()
+			return in, nil
+		}
+		s.mu.Unlock()
+		line, err := s.readLine()
+		if err != nil {
+			if errors.Is(err, errLineTooLong) {
+				s.writeError(nil, errcodes.InvalidRequest, map[string]any{
+					"reason":   "message larger than the limit",
+					"maxBytes": s.maxBytes,
+				})
+				continue
+			}
+			if s.atEOF != nil {
+				s.atEOF()
+			}
+			return nil, io.EOF
+		}
+		if s.trace != nil {
+			s.trace(false, line)
+		}
+		s.accept(line)
+	}
+}
+
 func (s *lineStream) dequeue() []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -213,10 +283,8 @@ func (s *lineStream) accept(line []byte) {
 		}
 		return
 	}
-	if !json.Valid(line) {
-		s.writeError(nil, errcodes.ParseError, map[string]any{"reason": jsonReason(json.Unmarshal(line, new(any)))})
-		return
-	}
+	// json.Unmarshal in decode validates the whole line anyway; a separate
+	// json.Valid pass is only needed when decode fails.
 	if msg := s.decode(line, nil); msg != nil {
 		s.mu.Lock()
 		s.queue = append(s.queue, msg)
@@ -236,6 +304,10 @@ func jsonReason(err error) string {
 func (s *lineStream) decode(raw []byte, b *batch) []byte {
 	var m wireMessage
 	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &m) != nil {
+		if b == nil && !json.Valid(raw) {
+			s.writeError(nil, errcodes.ParseError, map[string]any{"reason": jsonReason(json.Unmarshal(raw, new(any)))})
+			return nil
+		}
 		s.reject(b, nil, "a JSON-RPC message must be a JSON object")
 		return nil
 	}
@@ -246,7 +318,9 @@ func (s *lineStream) decode(raw []byte, b *batch) []byte {
 	}
 	if len(m.Method) > 0 {
 		var method string
-		if json.Unmarshal(m.Method, &method) != nil {
+		if n := len(m.Method); n >= 2 && m.Method[0] == '"' && bytes.IndexByte(m.Method[1:n-1], '\\') < 0 && bytes.IndexByte(m.Method[1:n-1], '"') < 0 {
+			method = string(m.Method[1 : n-1]) // no escapes: the bytes are the string
+		} else if json.Unmarshal(m.Method, &method) != nil {
 			s.reject(b, id, `"method" must be a string`)
 			return nil
 		}
@@ -309,6 +383,11 @@ func (s *lineStream) deliver(in *inbound) []byte {
 	s.pending[in.token] = in
 	if in.batch != nil && in.wireID != nil {
 		in.batch.waiting++
+	}
+	if s.direct {
+		s.inQueue = append(s.inQueue, in)
+		s.mu.Unlock()
+		return nil
 	}
 	s.mu.Unlock()
 	method, _ := json.Marshal(in.method)
@@ -497,8 +576,12 @@ func (s *lineStream) writeLine(line []byte) error {
 	if s.trace != nil {
 		s.trace(true, line)
 	}
-	s.wbuf = append(append(s.wbuf[:0], line...), '\n')
+	s.wbuf = append(append(s.wbuf, line...), '\n')
+	if !s.readerIdle && len(s.wbuf) < 256<<10 {
+		return nil // written when the read loop next reads
+	}
 	_, err := s.w.Write(s.wbuf)
+	s.wbuf = s.wbuf[:0]
 	if cap(s.wbuf) > 1<<20 {
 		s.wbuf = nil
 	}

@@ -1,0 +1,102 @@
+//go:build linux
+
+package main
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
+
+// latencySummary condenses a set of round-trip times into what the report
+// shows. Percentiles use the nearest-rank method: every figure is a time
+// that was actually observed, never an interpolation.
+type latencySummary struct {
+	Count int     `json:"count"`
+	P50us float64 `json:"p50_us"`
+	P99us float64 `json:"p99_us"`
+	Maxus float64 `json:"max_us"`
+}
+
+func summarize(samples []time.Duration) latencySummary {
+	if len(samples) == 0 {
+		return latencySummary{}
+	}
+	sorted := slices.Clone(samples)
+	slices.Sort(sorted)
+	return latencySummary{
+		Count: len(sorted),
+		P50us: micros(percentile(sorted, 50)),
+		P99us: micros(percentile(sorted, 99)),
+		Maxus: micros(sorted[len(sorted)-1]),
+	}
+}
+
+// percentile returns the nearest-rank p-th percentile of sorted samples.
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	rank := int(math.Ceil(p / 100 * float64(len(sorted))))
+	rank = min(max(rank, 1), len(sorted))
+	return sorted[rank-1]
+}
+
+// median of a few samples (the process starts); the mean of the two middle
+// ones for an even count.
+func median(samples []time.Duration) time.Duration {
+	if len(samples) == 0 {
+		return 0
+	}
+	sorted := slices.Clone(samples)
+	slices.Sort(sorted)
+	mid := len(sorted) / 2
+	if len(sorted)%2 == 1 {
+		return sorted[mid]
+	}
+	return (sorted[mid-1] + sorted[mid]) / 2
+}
+
+func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// ratio returns a/b, or NaN when either side is missing, so a skipped
+// server shows up as "n/a" rather than as a misleading 0 or +Inf.
+func ratio(a, b float64) float64 {
+	if a <= 0 || b <= 0 || math.IsNaN(a) || math.IsNaN(b) {
+		return math.NaN()
+	}
+	return a / b
+}
+
+// The formatters below print "-" for a value that was not measured.
+
+func formatRate(perSecond float64) string {
+	if perSecond <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f/s", perSecond)
+}
+
+func formatMicros(us float64) string {
+	if us <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f µs", us)
+}
+
+func formatMillis(ms float64) string {
+	if ms <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f ms", ms)
+}
+
+func formatKiB(kib int64) string {
+	if kib <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f MiB", float64(kib)/1024)
+}

@@ -245,7 +245,13 @@ func (c *Client) call(ctx context.Context, method string, params any, result any
 		return err
 	}
 	id := jsonrpc2.ID{Num: c.nextID.Add(1)}
-	w, err := c.conn.DispatchCall(ctx, method, body, jsonrpc2.PickID(id))
+	// A nil RawMessage in an interface would be sent as "params": null,
+	// which JSON-RPC forbids; an untyped nil leaves params out.
+	var p any
+	if body != nil {
+		p = body
+	}
+	w, err := c.conn.DispatchCall(ctx, method, p, jsonrpc2.PickID(id))
 	if err != nil {
 		return err
 	}

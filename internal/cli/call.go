@@ -83,13 +83,21 @@ func describeRPCError(tool string, e *jsonrpc2.Error) string {
 	}
 	if json.Unmarshal(*e.Data, &data) == nil && len(data.Violations) > 0 {
 		var parts []string
+		arguments := true
 		for _, v := range data.Violations {
-			p := strings.TrimPrefix(v.Path, "/arguments")
-			if p == "" {
+			p, isArg := strings.CutPrefix(v.Path, "/arguments")
+			switch {
+			case !isArg:
+				arguments = false
 				parts = append(parts, v.Message)
-			} else {
+			case p == "":
+				parts = append(parts, v.Message)
+			default:
 				parts = append(parts, "--"+strings.TrimPrefix(p, "/")+": "+v.Message)
 			}
+		}
+		if !arguments {
+			return fmt.Sprintf("%s: %s", tool, strings.Join(parts, "; "))
 		}
 		return fmt.Sprintf("%s: invalid arguments: %s", tool, strings.Join(parts, "; "))
 	}

@@ -1,0 +1,26 @@
+package testkit_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/kontext-dev/kontext/internal/cli"
+	"github.com/kontext-dev/kontext/internal/testkit"
+)
+
+// TestMain runs the real command line, with the test kit toolset, as
+// "kontext" in a process of its own.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"kontext": func() {
+			os.Exit(cli.Main(os.Args, []cli.ToolsetFactory{testkit.Factory()}, os.Stdout, os.Stderr))
+		},
+	})
+}
+
+// TestScripts drives `kontext mcp`, `tools` and `call` as a shell would.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{Dir: "testdata/script"})
+}

@@ -223,10 +223,34 @@ func loadTree(root, dir string, v *specValidator) (*Tree, error) {
 	order := func(ts string) int {
 		return slices.IndexFunc(t.Toolsets, func(s ToolsetSpec) bool { return s.Name == ts })
 	}
+	// Within a toolset, the order toolsets.yaml gives (when it gives one)
+	// is the order tools are advertised and documented.
+	position := map[string]int{}
+	for _, ts := range t.Toolsets {
+		if ts.Order == nil {
+			continue
+		}
+		for i, name := range ts.Order {
+			position[name] = i
+			if other, ok := names[name]; !ok || !strings.Contains(other, "/tools/"+ts.Name+"/") {
+				return nil, fmt.Errorf("%s/toolsets.yaml: toolset %s lists %s, which is not a tool file of that toolset", dir, ts.Name, name)
+			}
+		}
+		for name, file := range names {
+			if strings.Contains(file, "/tools/"+ts.Name+"/") && !slices.Contains(ts.Order, name) {
+				return nil, fmt.Errorf("%s/toolsets.yaml: toolset %s does not list its tool %s (%s)", dir, ts.Name, name, file)
+			}
+		}
+	}
 	sort.SliceStable(t.Tools, func(i, j int) bool {
 		oi, oj := order(t.Tools[i].Toolset), order(t.Tools[j].Toolset)
 		if oi != oj {
 			return oi < oj
+		}
+		pi, iok := position[t.Tools[i].Name]
+		pj, jok := position[t.Tools[j].Name]
+		if iok && jok && pi != pj {
+			return pi < pj
 		}
 		return t.Tools[i].file < t.Tools[j].file
 	})

@@ -137,8 +137,9 @@ type ToolsetSpec struct {
 	Name         string `json:"name"`
 	Title        Text   `json:"title"`
 	Description  Text   `json:"description"`
-	Intro        *Text  `json:"intro"`
-	Instructions string `json:"instructions"`
+	Intro        *Text    `json:"intro"`
+	Instructions string   `json:"instructions"`
+	Order        []string `json:"tools"`
 }
 
 // ServerSpec is the reference's opening and closing text.

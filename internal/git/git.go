@@ -166,6 +166,23 @@ func (r *Repo) Files(ctx context.Context) ([]string, error) {
 	return files, nil
 }
 
+// FilesMatching is Files restricted to pathspecs (relative to the top
+// level; ":(literal)" magic keeps a name with glob characters literal): an
+// incremental re-scan asks about the changed paths only.
+func (r *Repo) FilesMatching(ctx context.Context, pathspecs []string) ([]string, error) {
+	if len(pathspecs) == 0 {
+		return nil, nil
+	}
+	args := append([]string{"ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate", "--"}, pathspecs...)
+	out, err := r.Run(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	files := splitZ(out)
+	sort.Strings(files)
+	return files, nil
+}
+
 // TrackedFiles lists the files in the index.
 func (r *Repo) TrackedFiles(ctx context.Context) ([]string, error) {
 	out, err := r.Run(ctx, "ls-files", "-z", "--cached")
@@ -303,4 +320,61 @@ func (c *catFile) read(name string) (string, []byte, bool, error) {
 func (c *catFile) close() {
 	c.in.Close()
 	_ = c.cmd.Wait()
+}
+
+// RemoteURL returns the URL of the `origin` remote, else of the first
+// remote, or "" when the repository has none.
+func (r *Repo) RemoteURL(ctx context.Context) string {
+	if u := r.Config(ctx, "remote.origin.url"); u != "" {
+		return u
+	}
+	out, err := r.Run(ctx, "remote")
+	if err != nil {
+		return ""
+	}
+	for _, name := range strings.Fields(string(out)) {
+		if u := r.Config(ctx, "remote."+name+".url"); u != "" {
+			return u
+		}
+	}
+	return ""
+}
+
+// Worktree is one work tree of a repository, as `git worktree list` reports it.
+type Worktree struct {
+	Path   string
+	Head   string
+	Branch string // short name; "" when detached
+	Bare   bool
+}
+
+// Worktrees lists the repository's work trees, the main one first.
+func (r *Repo) Worktrees(ctx context.Context) ([]Worktree, error) {
+	out, err := r.Run(ctx, "worktree", "list", "--porcelain", "-z")
+	if err != nil {
+		return nil, err
+	}
+	var list []Worktree
+	var cur *Worktree
+	for _, field := range strings.Split(string(out), "\x00") {
+		key, value, _ := strings.Cut(field, " ")
+		switch key {
+		case "worktree":
+			list = append(list, Worktree{Path: value})
+			cur = &list[len(list)-1]
+		case "HEAD":
+			if cur != nil {
+				cur.Head = value
+			}
+		case "branch":
+			if cur != nil {
+				cur.Branch = strings.TrimPrefix(value, "refs/heads/")
+			}
+		case "bare":
+			if cur != nil {
+				cur.Bare = true
+			}
+		}
+	}
+	return list, nil
 }

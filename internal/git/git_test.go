@@ -172,3 +172,39 @@ func TestWorktreeSharesCommonDir(t *testing.T) {
 		t.Error("outside a repository Open fails")
 	}
 }
+
+func TestRemoteURLAndWorktrees(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t)
+	write(t, dir, "a.txt", "a\n")
+	gitRun(t, dir, "add", ".")
+	gitRun(t, dir, "commit", "-q", "-m", "first")
+	r, err := git.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if u := r.RemoteURL(ctx); u != "" {
+		t.Fatalf("no remote yet, got %q", u)
+	}
+	gitRun(t, dir, "remote", "add", "upstream", "https://example.com/a/b.git")
+	if u := r.RemoteURL(ctx); u != "https://example.com/a/b.git" {
+		t.Fatalf("first remote: %q", u)
+	}
+	gitRun(t, dir, "remote", "add", "origin", "git@github.com:Acme/Shop.git")
+	if u := r.RemoteURL(ctx); u != "git@github.com:Acme/Shop.git" {
+		t.Fatalf("origin: %q", u)
+	}
+	other := filepath.Join(t.TempDir(), "wt")
+	gitRun(t, dir, "worktree", "add", "-q", "-b", "feature", other)
+	wts, err := r.Worktrees(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(wts) != 2 || wts[0].Branch != "main" || wts[1].Branch != "feature" || len(wts[1].Head) != 40 {
+		t.Fatalf("%+v", wts)
+	}
+	if real, _ := filepath.EvalSymlinks(other); wts[1].Path != real && wts[1].Path != other {
+		t.Fatalf("path %q", wts[1].Path)
+	}
+}

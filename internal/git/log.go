@@ -53,6 +53,10 @@ type LogOptions struct {
 	Reverse  bool
 	// FirstParent follows only the first parent of merges.
 	FirstParent bool
+	// Revs, when set, lists exactly these commits (in this order) instead
+	// of walking history from Rev. They are fed on stdin, so thousands of
+	// shas do not hit the argument-length limit.
+	Revs []string
 }
 
 const (
@@ -83,7 +87,7 @@ func (r *Repo) EachCommit(ctx context.Context, opts LogOptions, f func(Commit) e
 	if err != nil {
 		return err
 	}
-	if head == "" && (opts.Rev == "" || opts.Rev == "HEAD") {
+	if head == "" && len(opts.Revs) == 0 && (opts.Rev == "" || opts.Rev == "HEAD") {
 		return nil // no commits yet
 	}
 	args := []string{"log", "-z", "--format=" + recordSep + "%H" + fieldSep + "%P" + fieldSep + "%an" + fieldSep + "%ae" + fieldSep + "%at" + fieldSep + "%s" + fieldSep + "%b" + fieldSep}
@@ -105,19 +109,34 @@ func (r *Repo) EachCommit(ctx context.Context, opts LogOptions, f func(Commit) e
 	if opts.Reverse {
 		args = append(args, "--reverse")
 	}
-	rev := opts.Rev
-	if rev == "" {
-		rev = "HEAD"
+	var stdin io.Reader
+	if len(opts.Revs) > 0 {
+		var b strings.Builder
+		for _, rev := range opts.Revs {
+			if rev == "" || strings.HasPrefix(rev, "-") || strings.ContainsAny(rev, "\n\x00") {
+				return fmt.Errorf("not a revision: %q", rev)
+			}
+			b.WriteString(rev)
+			b.WriteByte('\n')
+		}
+		stdin = strings.NewReader(b.String())
+		args = append(args, "--no-walk=unsorted", "--stdin", "--")
+	} else {
+		rev := opts.Rev
+		if rev == "" {
+			rev = "HEAD"
+		}
+		if strings.HasPrefix(rev, "-") {
+			return fmt.Errorf("not a revision: %q", rev)
+		}
+		args = append(args, "--end-of-options", rev, "--")
 	}
-	if strings.HasPrefix(rev, "-") {
-		return fmt.Errorf("not a revision: %q", rev)
-	}
-	args = append(args, "--end-of-options", rev, "--")
 	args = append(args, opts.Paths...)
 
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = r.Dir
 	cmd.Env = environment(nil)
+	cmd.Stdin = stdin
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
@@ -165,20 +184,18 @@ func (r *Repo) EachCommit(ctx context.Context, opts LogOptions, f func(Commit) e
 func readRecord(rd *bufio.Reader) ([]byte, error) {
 	var rec []byte
 	for {
-		b, err := rd.ReadByte()
-		if err != nil {
-			if err == io.EOF {
-				return rec, io.EOF
-			}
-			return rec, err
-		}
-		if b == recordSep[0] {
-			if len(rec) > 0 {
-				return rec, nil
-			}
+		chunk, err := rd.ReadSlice(recordSep[0])
+		if err == bufio.ErrBufferFull {
+			rec = append(rec, chunk...)
 			continue
 		}
-		rec = append(rec, b)
+		if err != nil {
+			return append(rec, chunk...), err
+		}
+		rec = append(rec, chunk[:len(chunk)-1]...)
+		if len(rec) > 0 {
+			return rec, nil
+		}
 	}
 }
 

@@ -3,11 +3,11 @@ package mcp
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 
-	"github.com/kontext-dev/kontext/gen/errcodes"
 	"github.com/kontext-dev/kontext/gen/protocol"
 )
 
@@ -25,20 +25,12 @@ func decodeParams(params json.RawMessage, into any) error {
 			v = Violation{Path: "/" + m[1], Message: m[2]}
 		}
 		var te *json.UnmarshalTypeError
-		if ok := asType(err, &te); ok {
+		if errors.As(err, &te) {
 			v = Violation{Path: "/" + strings.ReplaceAll(te.Field, ".", "/"), Message: "must be " + te.Type.String()}
 		}
 		return InvalidParams(nil, v)
 	}
 	return nil
-}
-
-func asType(err error, target **json.UnmarshalTypeError) bool {
-	te, ok := err.(*json.UnmarshalTypeError)
-	if ok {
-		*target = te
-	}
-	return ok
 }
 
 func strPtr(s string) *string {
@@ -489,5 +481,3 @@ func matchTemplate(template, uri string) (map[string]string, bool) {
 	}
 	return vars, uri == ""
 }
-
-var _ = errcodes.InvalidParams

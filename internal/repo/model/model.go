@@ -93,6 +93,17 @@ type File struct {
 	Module    string   `json:"module,omitempty"` // the id of the module that owns it
 	Imports   []Import `json:"imports,omitempty"`
 	Symbols   []Symbol `json:"symbols,omitempty"` // exported symbols
+	// Package is the package the file declares, in languages that say it
+	// in the file: Go's package clause ("main" marks a command), Java's and
+	// Kotlin's package declaration.
+	Package string `json:"package,omitempty"`
+	// Constraint is a Go file's build constraint as a //go:build
+	// expression (legacy // +build lines converted), so which files a
+	// platform builds can be computed from the graph alone.
+	Constraint string `json:"constraint,omitempty"`
+	// Doc is the file's own description, first paragraph: a Go package
+	// comment, a Python module docstring, Rust //! inner docs.
+	Doc string `json:"doc,omitempty"`
 }
 
 // ImportKind says what an import resolved to.
@@ -256,6 +267,9 @@ type Decision struct {
 	Confidence float64    `json:"confidence"`
 	Evidence   []Evidence `json:"evidence,omitempty"`
 	Excerpt    string     `json:"excerpt,omitempty"`
+	// Paths are the globs a decision says it governs (the knowledge
+	// store's `paths`); change impact uses them.
+	Paths []string `json:"paths,omitempty"`
 }
 
 // ModuleGit is what history says about a module.

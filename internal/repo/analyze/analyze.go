@@ -1,0 +1,255 @@
+// Package analyze is the heuristic half of the repo engine. It takes the
+// facts internal/repo/scan found (files, imports, manifests, modules,
+// module edges) and adds what can only be inferred: module roles, entry
+// points, dependency cycles, layering violations, conventions, decisions,
+// git activity, and the change-impact and revision views built on them.
+//
+// Every value it adds carries a Confidence strictly between 0 and 1 and the
+// Evidence (file and line, or commit) that produced it. The steps are
+// exported separately so an engine can re-run only what a change affects:
+//
+//	obs := Observe(…)        per-file observations (the only step that reads content)
+//	EntryPoints, Roles       need obs; Roles uses the entry points
+//	Cycles, Layering         need the module edges; Layering uses the roles
+//	Conventions              needs obs
+//	ReadHistory, GitSignals  one pass over git history, then per-module figures
+//	Decisions                markdown, configuration and the history's commits
+//
+// Run does all of it in that order.
+package analyze
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"math"
+	"path"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/kontext-dev/kontext/internal/git"
+	"github.com/kontext-dev/kontext/internal/repo/model"
+)
+
+// Source reads a file of the analysed tree by its slash path relative to
+// the root. It is how analyze sees content: the engine can serve it from
+// the scan's cache, the work tree, or a revision.
+type Source func(path string) ([]byte, error)
+
+// Options tune the analysis. The zero value means the defaults of the
+// original (windowDays 180, maxCommits 5000, recentDays 30, 1 MiB files).
+type Options struct {
+	// Now is the clock the git windows are measured from; zero is time.Now().
+	Now          time.Time
+	WindowDays   int
+	MaxCommits   int
+	RecentDays   int
+	MaxFileBytes int64
+	// Workers bounds the parallel content readers; 0 is GOMAXPROCS.
+	Workers int
+}
+
+// Defaults are the original's configuration defaults.
+const (
+	DefaultWindowDays   = 180
+	DefaultMaxCommits   = 5000
+	DefaultRecentDays   = 30
+	DefaultMaxFileBytes = 1 << 20
+)
+
+func (o Options) withDefaults() Options {
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
+	if o.WindowDays <= 0 {
+		o.WindowDays = DefaultWindowDays
+	}
+	if o.MaxCommits <= 0 {
+		o.MaxCommits = DefaultMaxCommits
+	}
+	if o.RecentDays <= 0 {
+		o.RecentDays = DefaultRecentDays
+	}
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	return o
+}
+
+// Run fills in every heuristic part of g. repo may be nil (no git signals,
+// no git decisions). Content that cannot be read is skipped, never fatal:
+// only a cancelled ctx or a failing git stops the analysis.
+func Run(ctx context.Context, g *model.Graph, src Source, repo *git.Repo, opts Options) error {
+	opts = opts.withDefaults()
+	obs, err := Observe(ctx, g, src, opts)
+	if err != nil {
+		return err
+	}
+	EntryPoints(g, obs, src)
+	Roles(g, obs)
+	Cycles(g)
+	Layering(g)
+	Conventions(g, obs, src)
+	var hist *History
+	if repo != nil {
+		hist, err = ReadHistory(ctx, repo, opts)
+		if err != nil {
+			return err
+		}
+		GitSignals(g, hist)
+	}
+	Decisions(g, src, hist)
+	return ctx.Err()
+}
+
+// conf makes a heuristic confidence presentable and honest: three decimals,
+// never 1 (nor 0, which would claim knowledge of absence).
+func conf(x float64) float64 {
+	if math.IsNaN(x) || x <= 0 {
+		return 0.01
+	}
+	x = math.Round(x*1000) / 1000
+	if x >= 0.99 {
+		return 0.99
+	}
+	if x < 0.01 {
+		return 0.01
+	}
+	return x
+}
+
+// hash8 is the short, stable hash the ids use.
+func hash8(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:4])
+}
+
+// clip shortens s to at most n bytes on a rune boundary, with an
+// ellipsis; invalid UTF-8 (a file name can be any bytes) is replaced.
+func clip(s string, n int) string {
+	s = strings.TrimSpace(strings.ToValidUTF8(s, "\uFFFD"))
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strings.TrimSpace(s[:cut]) + "…"
+}
+
+// family is the language family a file's rules are written for.
+type family string
+
+const (
+	famNone   family = ""
+	famJS     family = "js" // TypeScript and JavaScript share npm and the same syntax rules
+	famGo     family = "go"
+	famPython family = "python"
+	famRust   family = "rust"
+	famJava   family = "java" // Java and Kotlin share the JVM package space
+)
+
+var extFamily = map[string]family{
+	".ts": famJS, ".tsx": famJS, ".mts": famJS, ".cts": famJS,
+	".js": famJS, ".jsx": famJS, ".mjs": famJS, ".cjs": famJS,
+	".go": famGo,
+	".py": famPython, ".pyi": famPython,
+	".rs":   famRust,
+	".java": famJava, ".kt": famJava, ".kts": famJava,
+}
+
+// familyOf goes by extension rather than the scan's language name, so the
+// rules do not depend on how a language library spells "TypeScript".
+func familyOf(p string) family {
+	return extFamily[strings.ToLower(path.Ext(p))]
+}
+
+func isTSLike(p string) bool {
+	switch strings.ToLower(path.Ext(p)) {
+	case ".ts", ".tsx", ".mts", ".cts":
+		return true
+	}
+	return false
+}
+
+// stem is the base name without its last extension ("a.test.ts" → "a.test").
+func stem(p string) string {
+	b := path.Base(p)
+	if i := strings.LastIndexByte(b, '.'); i > 0 {
+		return b[:i]
+	}
+	return b
+}
+
+// index is the lookups every step needs, built once per call.
+type index struct {
+	g        *model.Graph
+	files    map[string]*model.File
+	modules  map[string]*model.Module
+	byModule map[string][]*model.File
+}
+
+func newIndex(g *model.Graph) *index {
+	ix := &index{
+		g:        g,
+		files:    make(map[string]*model.File, len(g.Files)),
+		modules:  make(map[string]*model.Module, len(g.Modules)),
+		byModule: make(map[string][]*model.File, len(g.Modules)),
+	}
+	for i := range g.Modules {
+		ix.modules[g.Modules[i].ID] = &g.Modules[i]
+	}
+	for i := range g.Files {
+		f := &g.Files[i]
+		ix.files[f.Path] = f
+		if m := ix.moduleOf(f.Path); m != "" {
+			ix.byModule[m] = append(ix.byModule[m], f)
+		}
+	}
+	return ix
+}
+
+// moduleOf is the module a path belongs to: the scan's answer for a known
+// file, else the nearest enclosing module directory (which also places
+// files that no longer exist, as history and revisions need).
+func (ix *index) moduleOf(p string) string {
+	if f, ok := ix.files[p]; ok && f.Module != "" {
+		return f.Module
+	}
+	if _, ok := ix.modules[p]; ok {
+		return p // a single-file module
+	}
+	for d := path.Dir(p); ; d = path.Dir(d) {
+		if _, ok := ix.modules[d]; ok {
+			return d
+		}
+		if d == "." || d == "/" || d == "" {
+			return ""
+		}
+	}
+}
+
+// sortedKeys returns a map's keys in order, for deterministic output.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// inDir reports whether p is dir or inside it ("." contains everything).
+func inDir(p, dir string) bool {
+	if dir == "." || dir == "" {
+		return true
+	}
+	return p == dir || strings.HasPrefix(p, dir+"/")
+}

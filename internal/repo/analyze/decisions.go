@@ -1,0 +1,605 @@
+package analyze
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kontext-dev/kontext/internal/repo/model"
+)
+
+// knowledgeStoreDir is where the team's curated decisions live (the
+// knowledge toolset's store).
+const knowledgeStoreDir = ".ai/decisions/"
+
+// Decisions collects architectural decisions, explicit first: the team's
+// knowledge store, ADR documents, decision-like sections of architecture
+// documents; then the inferred ones: other documentation sections,
+// configuration (module format, package manager, workspaces, strict
+// TypeScript), framework and infrastructure dependencies, and commits
+// whose subject announces an architectural change. hist may be nil.
+// An explicit decision wins an id conflict.
+func Decisions(g *model.Graph, src Source, hist *History) {
+	var explicit, inferred []model.Decision
+	for _, p := range markdownFiles(g) {
+		data := readSource(src, p)
+		if data == nil {
+			continue
+		}
+		if strings.HasPrefix(p, ".ai/") {
+			if strings.HasPrefix(p, knowledgeStoreDir) && !strings.EqualFold(baseName(p), "README.md") {
+				explicit = append(explicit, storeDecision(p, parseMarkdown(data)))
+			}
+			continue
+		}
+		doc := parseMarkdown(data)
+		if d, ok := adrDecision(p, doc); ok {
+			explicit = append(explicit, d)
+			continue
+		}
+		if d, ok := docSectionDecision(p, doc); ok {
+			if d.Origin == "explicit" {
+				explicit = append(explicit, d)
+			} else {
+				inferred = append(inferred, d)
+			}
+		}
+	}
+	inferred = append(inferred, configDecisions(g, src)...)
+	inferred = append(inferred, dependencyDecisions(g)...)
+	inferred = append(inferred, gitDecisions(hist)...)
+
+	sortDecisions(explicit)
+	sortDecisions(inferred)
+	g.Decisions = make([]model.Decision, 0, len(explicit)+len(inferred))
+	seen := map[string]bool{}
+	for _, d := range explicit {
+		if seen[d.ID] {
+			// Two documents claim one number: keep both, told apart by source.
+			d.ID += "-" + strings.ToUpper(hash8(d.Source)[:4])
+		}
+		seen[d.ID] = true
+		g.Decisions = append(g.Decisions, d)
+	}
+	for _, d := range inferred {
+		if !seen[d.ID] {
+			seen[d.ID] = true
+			g.Decisions = append(g.Decisions, d)
+		}
+	}
+}
+
+func sortDecisions(ds []model.Decision) {
+	sort.SliceStable(ds, func(i, j int) bool {
+		if ds[i].ID != ds[j].ID {
+			return ds[i].ID < ds[j].ID
+		}
+		return ds[i].Source < ds[j].Source
+	})
+}
+
+// reNotDocs are directories whose markdown is not the project's own
+// documentation (fixtures describe other, imaginary projects).
+var reNotDocs = regexp.MustCompile(`(?i)(^|/)(testdata|fixtures|__fixtures__|node_modules|vendor|third_party)/`)
+
+func markdownFiles(g *model.Graph) []string {
+	var out []string
+	for i := range g.Files {
+		f := &g.Files[i]
+		switch strings.ToLower(path.Ext(f.Path)) {
+		case ".md", ".markdown", ".mdx":
+		default:
+			continue
+		}
+		if f.Vendored || f.Generated || reNotDocs.MatchString(f.Path) {
+			continue
+		}
+		out = append(out, f.Path)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func normalizeStatus(raw string) (string, bool) {
+	s, ok := statusMap[strings.ToLower(strings.TrimSpace(raw))]
+	if !ok {
+		return "unknown", false
+	}
+	return s, true
+}
+
+// adrDecision reads an ADR: a document in a decision directory, named
+// NNNN-…/adr-…, titled "ADR-n …"/"Decision n …", or with a front-matter
+// status.
+func adrDecision(p string, doc *mdDoc) (model.Decision, bool) {
+	st := stem(p)
+	if reADRTemplate.MatchString(st) {
+		return model.Decision{}, false // a template or an index describes decisions, it is none
+	}
+	inDir := reADRDir.MatchString(p)
+	_, frontStatus := doc.Front["status"]
+	var num string
+	var why string
+	if !reDateFile.MatchString(baseName(p)) {
+		if m := reADRFile.FindStringSubmatch(baseName(p)); m != nil {
+			// Two digits ("01-intro.md") number chapters as often as
+			// decisions; they count only where decisions are kept.
+			if len(m[2]) >= 3 || strings.HasPrefix(strings.ToLower(baseName(p)), "adr") || inDir || frontStatus {
+				num, why = m[2], "file name carries an ADR number"
+				if num == "" {
+					why = "file name marks an ADR"
+				}
+			}
+		}
+	}
+	title, hasTitle := doc.title()
+	var hm []string
+	if hasTitle {
+		hm = reADRHeading.FindStringSubmatch(title.Title)
+	}
+	if num == "" && hm != nil {
+		if hm[2] != "" {
+			num = hm[2]
+		} else {
+			num = hm[3]
+		}
+		if why == "" {
+			why = "heading carries an ADR number"
+		}
+	}
+	switch {
+	case why != "":
+	case inDir:
+		why = "document lives in a decision directory"
+	case frontStatus:
+		why = "front matter declares a decision status"
+	default:
+		return model.Decision{}, false
+	}
+
+	id := ""
+	if n, err := strconv.Atoi(num); err == nil && num != "" {
+		id = fmt.Sprintf("ADR-%03d", n)
+	} else if v := strings.TrimSpace(doc.Front["id"]); v != "" {
+		id = strings.ToUpper(clip(v, 40))
+	} else {
+		id = "ADR-" + strings.ToUpper(hash8(p))
+	}
+
+	t := strings.TrimSpace(doc.Front["title"])
+	if t == "" && hasTitle {
+		t = title.Title
+		if hm != nil && strings.TrimSpace(hm[4]) != "" {
+			t = hm[4]
+		} else if m := reNumHeading.FindStringSubmatch(t); m != nil {
+			t = m[2]
+		}
+	}
+	if t == "" {
+		t = humanize(st)
+	}
+
+	rawStatus, statusLine := doc.status()
+	status, known := normalizeStatus(rawStatus)
+	c := confADRNoStatus
+	statusEv := model.Evidence{File: p, Detail: "no status found in front matter or body"}
+	if known {
+		c = confADRStatus
+		statusEv = model.Evidence{File: p, Line: statusLine, Detail: "status: " + rawStatus}
+	} else if rawStatus != "" {
+		statusEv = model.Evidence{File: p, Line: statusLine, Detail: fmt.Sprintf("status %q is not one of accepted, proposed, deprecated, superseded, rejected", rawStatus)}
+	}
+	return model.Decision{
+		ID: id, Title: clip(t, 160), Status: status, Source: p, Origin: "explicit", Kind: "adr",
+		Date: doc.date(), Confidence: c,
+		Evidence: []model.Evidence{{File: p, Line: title.Line, Detail: why}, statusEv},
+		Excerpt:  adrExcerpt(doc),
+	}, true
+}
+
+// adrExcerpt prefers what was decided over the context that led to it.
+func adrExcerpt(doc *mdDoc) string {
+	if s := strings.TrimSpace(doc.Front["summary"]); s != "" {
+		return excerpt(s)
+	}
+	for hi, h := range doc.Headings {
+		t := strings.ToLower(strings.Trim(h.Title, " *_:"))
+		if t == "decision" || t == "decision outcome" || t == "the decision" {
+			if s := doc.sectionText(hi); s != "" {
+				return excerpt(s)
+			}
+		}
+	}
+	return excerpt(doc.bodyParagraph())
+}
+
+// docSectionDecision finds the first decision-like section (heading
+// level ≤ 3) of a document; explicit in an architecture/design document.
+func docSectionDecision(p string, doc *mdDoc) (model.Decision, bool) {
+	for hi, h := range doc.Headings {
+		if h.Level > 3 || !reDocSection.MatchString(h.Title) {
+			continue
+		}
+		explicit := reDesignDoc.MatchString(p)
+		d := model.Decision{
+			ID:     "DOC-" + strings.ToUpper(hash8(p+"#"+h.Title)),
+			Title:  clip(h.Title, 160),
+			Status: "unknown",
+			Source: fmt.Sprintf("%s#L%d", p, h.Line),
+			Kind:   "documented-section",
+			Evidence: []model.Evidence{
+				{File: p, Line: h.Line, Detail: fmt.Sprintf("section %q matches decision vocabulary", clip(h.Title, 80))},
+			},
+			Excerpt: excerpt(doc.sectionText(hi)),
+		}
+		if explicit {
+			d.Origin, d.Confidence = "explicit", confDocExplicit
+			d.Evidence = append(d.Evidence, model.Evidence{File: p, Detail: "the document is an architecture or design document"})
+		} else {
+			d.Origin, d.Confidence = "inferred", confDocInferred
+			d.Evidence = append(d.Evidence, model.Evidence{File: p, Detail: "the section may describe context rather than a decision"})
+		}
+		return d, true
+	}
+	return model.Decision{}, false
+}
+
+var reFieldPaths = regexp.MustCompile(`(?i)^[\s*_-]*paths[*_]*\s*:[*_\s]*(.+)$`)
+
+// storeDecision reads an entry of the knowledge store, in either of its
+// formats: front matter, or the classic "**Status:** …" fields.
+func storeDecision(p string, doc *mdDoc) model.Decision {
+	id := clip(doc.Front["id"], 80)
+	if id == "" {
+		id = clip(stem(p), 80)
+	}
+	if id == "" {
+		id = "KS-" + strings.ToUpper(hash8(p))
+	}
+	title, hasTitle := doc.title()
+	t := strings.TrimSpace(doc.Front["title"])
+	if t == "" && hasTitle {
+		t = title.Title
+	}
+	if t == "" {
+		t = humanize(stem(p))
+	}
+	rawStatus, statusLine := doc.status()
+	status, _ := normalizeStatus(rawStatus)
+	paths := doc.FrontList["paths"]
+	if len(paths) == 0 && doc.Front["paths"] != "" {
+		paths = splitList(doc.Front["paths"])
+	}
+	if len(paths) == 0 {
+		for i := doc.BodyStart; i < len(doc.Lines) && i < doc.BodyStart+40; i++ {
+			if m := reFieldPaths.FindStringSubmatch(doc.Lines[i]); m != nil {
+				paths = splitList(strings.Trim(m[1], "`"))
+				break
+			}
+		}
+	}
+	line := title.Line
+	if line == 0 {
+		line = 1
+	}
+	evs := []model.Evidence{{File: p, Line: line, Detail: "entry of the team's knowledge store (" + knowledgeStoreDir + ")"}}
+	if rawStatus != "" {
+		evs = append(evs, model.Evidence{File: p, Line: statusLine, Detail: "status: " + rawStatus})
+	}
+	return model.Decision{
+		ID: id, Title: clip(t, 160), Status: status, Source: p, Origin: "explicit", Kind: "knowledge-store",
+		Date: doc.date(), Confidence: confStore, Evidence: evs, Excerpt: adrExcerpt(doc), Paths: paths,
+	}
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, it := range strings.Split(s, ",") {
+		if it = strings.Trim(strings.TrimSpace(it), "`\"'"); it != "" {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+func humanize(s string) string {
+	s = strings.TrimLeft(s, "0123456789-_.")
+	s = strings.NewReplacer("-", " ", "_", " ").Replace(s)
+	if s == "" {
+		return "Untitled decision"
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// configDecisions are the choices configuration files record.
+func configDecisions(g *model.Graph, src Source) []model.Decision {
+	var out []model.Decision
+	has := map[string]bool{}
+	for i := range g.Files {
+		has[g.Files[i].Path] = true
+	}
+	rootPJ := readSource(src, "package.json")
+	pj, pjOK := parsePackageJSON(rootPJ)
+	if pjOK {
+		format, title := "commonjs", `Packages use CommonJS (no "type": "module")`
+		if pj.Type == "module" {
+			format, title = "module", `Packages use ES modules ("type": "module")`
+		}
+		out = append(out, model.Decision{
+			ID: "INF-MODULE-FORMAT", Title: title, Status: "accepted", Source: "package.json",
+			Origin: "inferred", Kind: "config-signal", Confidence: confModuleFormat,
+			Evidence: []model.Evidence{{File: "package.json", Line: keyLine(rootPJ, "type"), Detail: `"type": "` + format + `"`}},
+		})
+	}
+
+	var managers []string
+	var pmEv []model.Evidence
+	seenPM := map[string]bool{}
+	addPM := func(name string, ev model.Evidence) {
+		if !seenPM[name] {
+			seenPM[name] = true
+			managers = append(managers, name)
+		}
+		if len(pmEv) < 3 {
+			pmEv = append(pmEv, ev)
+		}
+	}
+	if pjOK && pj.PM != "" {
+		name, _, _ := strings.Cut(pj.PM, "@")
+		addPM(name, model.Evidence{File: "package.json", Line: keyLine(rootPJ, "packageManager"), Detail: `"packageManager": "` + clip(pj.PM, 60) + `"`})
+	}
+	for _, lf := range sortedKeys(lockfiles) {
+		if has[lf] {
+			addPM(lockfiles[lf], model.Evidence{File: lf, Detail: "lockfile written by " + lockfiles[lf]})
+		}
+	}
+	if len(managers) > 0 {
+		out = append(out, model.Decision{
+			ID: "INF-PACKAGE-MANAGER", Title: "Dependencies are managed with " + joinAnd(managers), Status: "accepted",
+			Source: pmEv[0].File, Origin: "inferred", Kind: "config-signal", Confidence: confPackageMgr, Evidence: pmEv,
+		})
+	}
+
+	if len(g.Workspaces) > 0 {
+		var evs []model.Evidence
+		var tools []string
+		members := 0
+		for _, ws := range g.Workspaces {
+			members += len(ws.Members)
+			if !hasString(tools, ws.Tool) {
+				tools = append(tools, ws.Tool)
+			}
+			if len(evs) < 4 {
+				evs = append(evs, model.Evidence{File: ws.Manifest, Detail: fmt.Sprintf("%s workspace with %d member%s: %s", ws.Tool, len(ws.Members), plural(len(ws.Members)), clip(strings.Join(ws.Members, ", "), 160))})
+			}
+		}
+		out = append(out, model.Decision{
+			ID: "INF-WORKSPACES", Title: fmt.Sprintf("Repository is organised as a %s workspace monorepo (%d members)", joinAnd(tools), members),
+			Status: "accepted", Source: g.Workspaces[0].Manifest, Origin: "inferred", Kind: "config-signal", Confidence: confWorkspaces, Evidence: evs,
+		})
+	}
+
+	var strict []model.Evidence
+	for _, p := range sortedKeys(has) {
+		b := baseName(p)
+		if !strings.HasPrefix(b, "tsconfig") || !strings.HasSuffix(b, ".json") || reNotDocs.MatchString(p) {
+			continue
+		}
+		data := readSource(src, p)
+		var tc struct {
+			CompilerOptions struct {
+				Strict *bool `json:"strict"`
+			} `json:"compilerOptions"`
+		}
+		if json.Unmarshal(stripJSONC(data), &tc) == nil && tc.CompilerOptions.Strict != nil && *tc.CompilerOptions.Strict {
+			if len(strict) < 3 {
+				strict = append(strict, model.Evidence{File: p, Line: keyLine(data, "strict"), Detail: `"strict": true`})
+			}
+		}
+	}
+	if len(strict) > 0 {
+		out = append(out, model.Decision{
+			ID: "INF-STRICT-TS", Title: "TypeScript strict mode is on", Status: "accepted", Source: strict[0].File,
+			Origin: "inferred", Kind: "config-signal", Confidence: confStrictTS, Evidence: strict,
+		})
+	}
+	return out
+}
+
+// dependencyDecisions: the most used framework and infrastructure
+// packages are decisions the code is built on.
+func dependencyDecisions(g *model.Graph) []model.Decision {
+	type cand struct {
+		ext *model.External
+		imp string
+	}
+	var cands []cand
+	for i := range g.External {
+		e := &g.External[i]
+		if e.Dev {
+			continue
+		}
+		if imp := packageImportance(e.Ecosystem, e.Name); imp != "" {
+			cands = append(cands, cand{e, imp})
+		}
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		a, b := cands[i].ext, cands[j].ext
+		if len(a.UsedBy) != len(b.UsedBy) {
+			return len(a.UsedBy) > len(b.UsedBy)
+		}
+		return a.Name < b.Name
+	})
+	var out []model.Decision
+	seen := map[string]bool{}
+	for _, c := range cands {
+		if len(out) >= maxDepDecisions {
+			break
+		}
+		id := "INF-DEP-" + strings.Trim(reNonAlnum.ReplaceAllString(strings.ToUpper(c.ext.Name), "-"), "-")
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		source := ""
+		if len(c.ext.Manifests) > 0 {
+			source = c.ext.Manifests[0]
+		}
+		evs := []model.Evidence{{File: source, Detail: fmt.Sprintf("declared as a dependency (%s %s)", c.ext.Ecosystem, c.ext.Version)}}
+		used := "imported by no module"
+		if n := len(c.ext.UsedBy); n > 0 {
+			used = fmt.Sprintf("imported by %d module%s: %s", n, plural(n), clip(strings.Join(c.ext.UsedBy, ", "), 120))
+		}
+		evs = append(evs, model.Evidence{Detail: used})
+		out = append(out, model.Decision{
+			ID: id, Title: fmt.Sprintf("The code builds on %s (%s)", c.ext.Name, c.imp), Status: "accepted", Source: source,
+			Origin: "inferred", Kind: "dependency-signal",
+			Confidence: conf(minF(confDepMax, 0.5+0.05*float64(len(c.ext.UsedBy)))), Evidence: evs,
+		})
+	}
+	return out
+}
+
+var reNonAlnum = regexp.MustCompile(`[^A-Z0-9]+`)
+
+var ecosystemFamily = map[string]family{
+	"npm": famJS, "deno": famJS, "go": famGo, "cargo": famRust, "pypi": famPython, "maven": famJava, "gradle": famJava,
+}
+
+// packageImportance classifies a declared package by the rule tables.
+func packageImportance(ecosystem, name string) string {
+	fam := ecosystemFamily[ecosystem]
+	n := name
+	switch fam {
+	case famRust:
+		n = strings.ReplaceAll(n, "-", "_")
+	case famPython:
+		n = strings.ToLower(strings.ReplaceAll(n, "-", "_"))
+	case famJava:
+		n, _, _ = strings.Cut(n, ":") // groupId:artifactId
+	}
+	for _, r := range pkgRulesByFamily[fam] {
+		if r.Importance == "" {
+			continue
+		}
+		m := r.Match
+		if fam == famPython {
+			m = strings.ToLower(m)
+		}
+		if specMatches(fam, n, m) || (fam == famJava && strings.HasPrefix(m, n+".")) {
+			return r.Importance
+		}
+	}
+	return ""
+}
+
+func gitDecisions(hist *History) []model.Decision {
+	if hist == nil {
+		return nil
+	}
+	var out []model.Decision
+	for _, c := range hist.Commits {
+		if len(out) >= maxGitDecisions {
+			break
+		}
+		m := reArchSubject.FindString(c.Subject)
+		if m == "" {
+			continue
+		}
+		sha8 := c.SHA
+		if len(sha8) > 8 {
+			sha8 = sha8[:8]
+		}
+		date := c.Time.UTC().Format("2006-01-02")
+		out = append(out, model.Decision{
+			ID: "GIT-" + sha8, Title: excerptTitle(c.Subject), Status: "unknown", Source: "git:" + sha8,
+			Origin: "inferred", Kind: "git-signal", Date: date, Confidence: confGitSignal,
+			Evidence: []model.Evidence{{Commit: c.SHA, Detail: fmt.Sprintf("commit subject matched %q (%s, %d file%s changed)", strings.TrimSpace(m), date, len(c.Paths), plural(len(c.Paths)))}},
+		})
+	}
+	return out
+}
+
+func excerptTitle(s string) string {
+	return clip(excerpt(s), 160)
+}
+
+// stripJSONC turns JSON with comments and trailing commas (tsconfig) into JSON.
+func stripJSONC(b []byte) []byte {
+	var out bytes.Buffer
+	inStr, esc := false, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inStr {
+			out.WriteByte(c)
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+			continue
+		}
+		switch {
+		case c == '"':
+			inStr = true
+			out.WriteByte(c)
+		case c == '/' && i+1 < len(b) && b[i+1] == '/':
+			for i < len(b) && b[i] != '\n' {
+				i++
+			}
+			out.WriteByte('\n')
+		case c == '/' && i+1 < len(b) && b[i+1] == '*':
+			i += 2
+			for i+1 < len(b) && !(b[i] == '*' && b[i+1] == '/') {
+				i++
+			}
+			i++
+		case c == ',':
+			j := i + 1
+			for j < len(b) && (b[j] == ' ' || b[j] == '\t' || b[j] == '\n' || b[j] == '\r') {
+				j++
+			}
+			if j < len(b) && (b[j] == '}' || b[j] == ']') {
+				continue
+			}
+			out.WriteByte(c)
+		default:
+			out.WriteByte(c)
+		}
+	}
+	return out.Bytes()
+}
+
+// keyLine is the line of the first `"key"` in a JSON document (0: none).
+func keyLine(data []byte, key string) int {
+	i := bytes.Index(data, []byte(`"`+key+`"`))
+	if i < 0 {
+		return 0
+	}
+	return lineAt(data, i)
+}
+
+func joinAnd(xs []string) string {
+	switch len(xs) {
+	case 0:
+		return ""
+	case 1:
+		return xs[0]
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
+}
+
+func minF(a, b float64) float64 {
+	if a < b {
+		return a
+	}
+	return b
+}

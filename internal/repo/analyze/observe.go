@@ -1,0 +1,413 @@
+package analyze
+
+import (
+	"bytes"
+	"context"
+	"path"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/kontext-dev/kontext/internal/repo/model"
+)
+
+// Observations are the per-file facts the heuristics count: signals with
+// the line that showed them, import and export style, error types, mains.
+// They are kept per file so an engine can re-observe only changed files
+// (Update) and re-run the cheap steps that aggregate them.
+type Observations struct {
+	mu    sync.Mutex
+	files map[string]*FileObservation
+}
+
+// FileObservation is what one file showed.
+type FileObservation struct {
+	Signals []SignalHit
+
+	// TypeScript/JavaScript import and export style.
+	ESMImports     int
+	RequireCalls   int
+	TypeOnly       bool // uses `import type` / `export type … from`
+	Relative       int  // relative specifiers
+	ExplicitJS     int  // relative specifiers ending in .js/.mjs/.cjs
+	DefaultExports int
+	NamedExports   int
+
+	ErrorTypes []NamedLine // error classes / types the file declares
+	Sentinels  []NamedLine // Go sentinel errors (var ErrX = errors.New)
+
+	GoPackageMain bool
+	MainFunc      int  // line of func main / fn main / static void main (0: none)
+	PyMainGuard   int  // line of `if __name__ == "__main__"`
+	Shebang       bool // starts with #!
+}
+
+// SignalHit is one signal in a file: the first line that showed it.
+type SignalHit struct {
+	Signal string
+	Line   int
+	Detail string
+}
+
+// NamedLine is a declaration's name and line.
+type NamedLine struct {
+	Name string
+	Line int
+}
+
+// File returns the observation of a path, or nil.
+func (o *Observations) File(p string) *FileObservation {
+	if o == nil {
+		return nil
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.files[p]
+}
+
+func (o *Observations) set(p string, fo *FileObservation) {
+	o.mu.Lock()
+	o.files[p] = fo
+	o.mu.Unlock()
+}
+
+// observable says whether a file's content is worth reading: code the team
+// wrote, in a language the rules know.
+func observable(f *model.File) bool {
+	if f.Vendored || f.Generated || !built(f) {
+		return false
+	}
+	if f.Kind != model.FileSource && f.Kind != model.FileTest && f.Kind != "" {
+		return false
+	}
+	return familyOf(f.Path) != famNone
+}
+
+// Observe reads every observable file of g (in parallel) and records what
+// it shows. Unreadable files are skipped; only ctx ends it early.
+func Observe(ctx context.Context, g *model.Graph, src Source, opts Options) (*Observations, error) {
+	o := &Observations{files: make(map[string]*FileObservation, len(g.Files))}
+	paths := make([]string, 0, len(g.Files))
+	for i := range g.Files {
+		paths = append(paths, g.Files[i].Path)
+	}
+	return o, o.Update(ctx, g, src, opts, paths)
+}
+
+// Update re-observes the given paths: a path still in g is read again, a
+// path no longer in g is forgotten.
+func (o *Observations) Update(ctx context.Context, g *model.Graph, src Source, opts Options, paths []string) error {
+	opts = opts.withDefaults()
+	if o.files == nil {
+		o.files = map[string]*FileObservation{}
+	}
+	byPath := make(map[string]*model.File, len(g.Files))
+	for i := range g.Files {
+		byPath[g.Files[i].Path] = &g.Files[i]
+	}
+	work := make(chan *model.File)
+	var wg sync.WaitGroup
+	for w := 0; w < opts.Workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for f := range work {
+				var content []byte
+				if src != nil {
+					if b, err := src(f.Path); err == nil {
+						content = b
+					}
+				}
+				if int64(len(content)) > opts.MaxFileBytes {
+					content = content[:opts.MaxFileBytes]
+				}
+				o.set(f.Path, observeFile(f, content))
+			}
+		}()
+	}
+	var err error
+feed:
+	for _, p := range paths {
+		f, ok := byPath[p]
+		if !ok || !observable(f) {
+			o.mu.Lock()
+			delete(o.files, p)
+			o.mu.Unlock()
+			continue
+		}
+		select {
+		case work <- f:
+		case <-ctx.Done():
+			err = ctx.Err()
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+	return err
+}
+
+var reIgnoreTag = regexp.MustCompile(`\bignore\b`)
+
+// built is false for a Go file the build never compiles (//go:build
+// ignore: generators and examples living beside a package): its imports
+// are not the package's.
+func built(f *model.File) bool {
+	return f.Constraint == "" || !reIgnoreTag.MatchString(f.Constraint)
+}
+
+var rulesByFamily = func() map[family][]contentRule {
+	m := map[family][]contentRule{}
+	for _, r := range contentRules {
+		m[r.Fam] = append(m[r.Fam], r)
+	}
+	return m
+}()
+
+var (
+	reJSFrom       = regexp.MustCompile(`(?m)^[ \t]*(?:import|export)\b[^;'"]*?\bfrom\s*['"]([^'"\n]+)['"]`)
+	reJSSideEffect = regexp.MustCompile(`(?m)^[ \t]*import\s*['"]([^'"\n]+)['"]`)
+	reJSTypeOnly   = regexp.MustCompile(`(?m)^[ \t]*(?:import|export)\s+type\s+[\w{*]`)
+	reJSRequire    = regexp.MustCompile(`\brequire\(\s*['"]`)
+	reJSDefault    = regexp.MustCompile(`(?m)^[ \t]*export\s+default\b`)
+	reJSNamed      = regexp.MustCompile(`(?m)^[ \t]*export\s+(?:declare\s+)?(?:const|let|var|function|async\s+function|class|abstract\s+class|interface|type\s+\w|enum|namespace)\b|^[ \t]*export\s*\{`)
+	reGoMainPkg    = regexp.MustCompile(`(?m)^package\s+main\s*$`)
+	reMainFunc     = map[family]*regexp.Regexp{
+		famGo:   regexp.MustCompile(`(?m)^func\s+main\(\)`),
+		famRust: regexp.MustCompile(`(?m)^\s*(?:pub\s+)?(?:async\s+)?fn\s+main\s*\(`),
+		famJava: regexp.MustCompile(`(?m)\bstatic\s+void\s+main\s*\(|^\s*fun\s+main\s*\(`),
+	}
+	rePyMainGuard = regexp.MustCompile(`(?m)^if\s+__name__\s*==\s*['"]__main__['"]`)
+)
+
+// observeFile never fails: whatever the content, it records what it can.
+func observeFile(f *model.File, content []byte) *FileObservation {
+	fam := familyOf(f.Path)
+	fo := &FileObservation{}
+	seen := map[string]bool{}
+	add := func(h SignalHit) {
+		if !seen[h.Signal] {
+			seen[h.Signal] = true
+			fo.Signals = append(fo.Signals, h)
+		}
+	}
+	for _, imp := range f.Imports {
+		switch imp.Kind {
+		case model.ImportExternal, model.ImportBuiltin, model.ImportUnresolved, "":
+		default:
+			continue
+		}
+		for _, r := range matchPackage(fam, imp.Spec) {
+			add(SignalHit{Signal: r.Signal, Line: imp.Line, Detail: `imports "` + imp.Spec + `"`})
+		}
+	}
+	if len(content) == 0 {
+		return fo
+	}
+	ext := strings.ToLower(path.Ext(f.Path))
+	for _, r := range rulesByFamily[fam] {
+		if seen[r.Signal] || (len(r.Exts) > 0 && !hasString(r.Exts, ext)) {
+			continue
+		}
+		if line := findLine(content, r.Needle, r.Re); line > 0 {
+			add(SignalHit{Signal: r.Signal, Line: line, Detail: r.Detail})
+		}
+	}
+	fo.Shebang = bytes.HasPrefix(content, []byte("#!"))
+	switch fam {
+	case famJS:
+		observeJS(fo, content)
+	case famGo:
+		// Literal checks first: a regexp over every byte of every file is
+		// the cost of a large tree.
+		fo.GoPackageMain = bytes.Contains(content, []byte("package main")) && reGoMainPkg.Match(content)
+	case famPython:
+		if bytes.Contains(content, []byte("__main__")) {
+			if loc := rePyMainGuard.FindIndex(content); loc != nil {
+				fo.PyMainGuard = lineAt(content, loc[0])
+			}
+		}
+	}
+	if re := reMainFunc[fam]; re != nil && bytes.Contains(content, []byte("main")) && (fam != famGo || fo.GoPackageMain) {
+		if loc := re.FindIndex(content); loc != nil {
+			fo.MainFunc = lineAt(content, loc[0])
+		}
+	}
+	fo.ErrorTypes, fo.Sentinels = errorDecls(fam, content)
+	return fo
+}
+
+func observeJS(fo *FileObservation, content []byte) {
+	specs := reJSFrom.FindAllSubmatch(content, -1)
+	specs = append(specs, reJSSideEffect.FindAllSubmatch(content, -1)...)
+	for _, m := range specs {
+		fo.ESMImports++
+		spec := string(m[1])
+		if strings.HasPrefix(spec, ".") {
+			fo.Relative++
+			switch strings.ToLower(path.Ext(spec)) {
+			case ".js", ".mjs", ".cjs", ".jsx":
+				fo.ExplicitJS++
+			}
+		}
+	}
+	fo.TypeOnly = reJSTypeOnly.Match(content)
+	fo.RequireCalls = len(reJSRequire.FindAllIndex(content, -1))
+	fo.DefaultExports = len(reJSDefault.FindAllIndex(content, -1))
+	fo.NamedExports = len(reJSNamed.FindAllIndex(content, -1))
+}
+
+// errorDecls lists the error types a file declares, by family.
+func errorDecls(fam family, content []byte) (types, sentinels []NamedLine) {
+	var re *regexp.Regexp
+	var needle string
+	switch fam {
+	case famJS:
+		re, needle = reJSErrorClass, "Error"
+	case famGo:
+		re, needle = reGoErrorType, ") Error() string"
+	case famPython:
+		re, needle = rePyErrorClass, "class "
+	case famJava:
+		re, needle = reJavaErrorClass, "class "
+	case famRust:
+		re, needle = reRustErrorImpl, "Error for"
+	default:
+		return nil, nil
+	}
+	nb := []byte(needle)
+	checkTypes := bytes.Contains(content, nb)
+	checkSentinels := fam == famGo && (bytes.Contains(content, []byte("errors.New(")) || bytes.Contains(content, []byte("Errorf(")))
+	if !checkTypes && !checkSentinels {
+		return nil, nil
+	}
+	line := 0
+	for rest := content; len(rest) > 0; {
+		line++
+		var l []byte
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			l, rest = rest[:i], rest[i+1:]
+		} else {
+			l, rest = rest, nil
+		}
+		if checkTypes && bytes.Contains(l, nb) {
+			if m := re.FindSubmatch(l); m != nil {
+				types = append(types, NamedLine{Name: string(m[1]), Line: line})
+			}
+		}
+		if checkSentinels && bytes.Contains(l, []byte("Err")) {
+			if m := reGoSentinel.FindSubmatch(l); m != nil {
+				sentinels = append(sentinels, NamedLine{Name: string(m[1]), Line: line})
+			}
+		}
+	}
+	return types, sentinels
+}
+
+// findLine returns the line of the first occurrence of needle whose line
+// also matches re (when set), or 0.
+func findLine(content []byte, needle string, re *regexp.Regexp) int {
+	if needle == "" {
+		return 0
+	}
+	n := []byte(needle)
+	off, line, counted := 0, 1, 0
+	for tries := 0; tries < 64 && off < len(content); tries++ {
+		i := bytes.Index(content[off:], n)
+		if i < 0 {
+			return 0
+		}
+		pos := off + i
+		line += bytes.Count(content[counted:pos], []byte{'\n'})
+		counted = pos
+		start := bytes.LastIndexByte(content[:pos], '\n') + 1
+		end := bytes.IndexByte(content[pos:], '\n')
+		if end < 0 {
+			end = len(content)
+		} else {
+			end += pos
+		}
+		if re == nil || re.Match(content[start:end]) {
+			return line
+		}
+		off = end // the next candidate is on a later line
+	}
+	return 0
+}
+
+func lineAt(content []byte, pos int) int {
+	if pos > len(content) {
+		pos = len(content)
+	}
+	return bytes.Count(content[:pos], []byte{'\n'}) + 1
+}
+
+func hasString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// matchPackage returns the package rules an import spec matches.
+func matchPackage(fam family, spec string) []pkgRule {
+	spec = normalizeSpec(fam, spec)
+	if spec == "" {
+		return nil
+	}
+	var out []pkgRule
+	for _, r := range pkgRulesByFamily[fam] {
+		if specMatches(fam, spec, r.Match) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+var pkgRulesByFamily = func() map[family][]pkgRule {
+	m := map[family][]pkgRule{}
+	for _, r := range pkgRules {
+		m[r.Fam] = append(m[r.Fam], r)
+	}
+	return m
+}()
+
+// normalizeSpec turns an import as written into the form the tables use.
+func normalizeSpec(fam family, spec string) string {
+	spec = strings.TrimSpace(spec)
+	switch fam {
+	case famJS:
+		spec = strings.TrimPrefix(spec, "node:")
+		if strings.HasPrefix(spec, ".") || strings.HasPrefix(spec, "/") {
+			return ""
+		}
+	case famRust:
+		spec = strings.TrimPrefix(spec, "::")
+		spec = strings.ReplaceAll(spec, "-", "_")
+	case famJava:
+		spec = strings.TrimPrefix(spec, "static ")
+	}
+	return spec
+}
+
+func specSep(fam family) string {
+	switch fam {
+	case famPython, famJava:
+		return "."
+	case famRust:
+		return "::"
+	}
+	return "/"
+}
+
+// specMatches: the package itself or anything under it; a pattern ending
+// in its separator (or "_" for Rust's aws_sdk_*) is a scope prefix.
+func specMatches(fam family, spec, pattern string) bool {
+	sep := specSep(fam)
+	if strings.HasSuffix(pattern, sep) || strings.HasSuffix(pattern, "_") {
+		return strings.HasPrefix(spec, pattern)
+	}
+	return spec == pattern || strings.HasPrefix(spec, pattern+sep)
+}

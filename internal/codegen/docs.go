@@ -39,7 +39,12 @@ func reference(t *Tree, lang string) string {
 	if s.ToolsIntro != nil {
 		fmt.Fprintf(&b, "%s\n\n", md(s.ToolsIntro.In(lang)))
 	}
-	for _, ts := range t.Toolsets {
+	for i, ts := range t.Toolsets {
+		if i > 0 {
+			// The opening paragraphs describe the first toolset; each other
+			// one gets a heading and its own description.
+			fmt.Fprintf(&b, "## %s (%s)\n\n%s\n\n", md(ts.Title.In(lang)), ts.Name, md(ts.Description.In(lang)))
+		}
 		for _, tool := range t.toolsOf(ts.Name) {
 			fmt.Fprintf(&b, "### %s\n\n", tool.Name)
 			b.WriteString(paramTable(tool, lang))

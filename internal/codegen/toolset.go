@@ -230,8 +230,8 @@ func flagFor(p ParamSpec) flagData {
 		usage += "; one of " + strings.Join(parts, ", ")
 	}
 	names := fmt.Sprintf("Name: %q, Usage: %q", p.Name, usage)
-	if strings.Contains(p.Name, "_") {
-		names = fmt.Sprintf("Name: %q, Aliases: []string{%q}, Usage: %q", p.Name, strings.ReplaceAll(p.Name, "_", "-"), usage)
+	if kebab := kebabCase(p.Name); kebab != p.Name {
+		names = fmt.Sprintf("Name: %q, Aliases: []string{%q}, Usage: %q", p.Name, kebab, usage)
 	}
 	switch p.Type() {
 	case "string":
@@ -282,6 +282,17 @@ var funcs = template.FuncMap{
 		}
 		return false
 	},
+	"needsMCP": func(d toolsetData) bool {
+		if len(d.Prompts)+len(d.Resources)+len(d.Templates) > 0 {
+			return true
+		}
+		for _, t := range d.Tools {
+			if t.OutputType == "" {
+				return true
+			}
+		}
+		return false
+	},
 	"needsCLI": func(tools []toolData) bool {
 		for _, t := range tools {
 			for _, f := range t.Flags {
@@ -316,8 +327,9 @@ var handlersTemplate = template.Must(template.New("handlers").Funcs(funcs).Parse
 
 import (
 	"context"
-
+{{if needsMCP .}}
 	"github.com/kontext-dev/kontext/internal/mcp"
+{{- end}}
 {{- range $path, $name := .Imports}}
 	{{$name}} {{quote $path}}
 {{- end}}
@@ -514,3 +526,23 @@ func Flags(tool string) []cli.Flag {
 	return nil
 }
 `))
+
+// kebabCase is a parameter's name as a command-line flag spells it:
+// budget_tokens → budget-tokens, maxModules → max-modules.
+func kebabCase(name string) string {
+	var b strings.Builder
+	for i, r := range name {
+		switch {
+		case r == '_':
+			b.WriteByte('-')
+		case r >= 'A' && r <= 'Z':
+			if i > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r + ('a' - 'A'))
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,192 @@
+// Package results holds what the repo toolset's tools return. The tools'
+// output schemas are reflected from these types, so they are the contract:
+// compact and full answers have the same shape (compact drops evidence and
+// cuts lists to a size budget, saying so in Truncated).
+package results
+
+import (
+	"github.com/kontext-dev/kontext/internal/repo/analyze"
+	"github.com/kontext-dev/kontext/internal/repo/model"
+)
+
+// Answers computed by the analysis and returned as they are.
+type (
+	ChangeImpact     = analyze.ImpactResult
+	RevisionDiff     = analyze.Diff
+	RevisionSnapshot = analyze.Snapshot
+)
+
+// ModuleSummary is a module in a list: what it is and how it sits in the
+// graph, without its files.
+type ModuleSummary struct {
+	ID          string           `json:"id"`
+	Name        string           `json:"name"`
+	Basis       string           `json:"basis"`
+	Language    string           `json:"language,omitempty"`
+	Description string           `json:"description,omitempty"`
+	Files       int              `json:"files"`
+	Roles       []model.Role     `json:"roles"`
+	EntryPoints []string         `json:"entryPoints,omitempty"`
+	DependsOn   []string         `json:"dependsOn"`
+	UsedBy      []string         `json:"usedBy"`
+	Git         *model.ModuleGit `json:"git,omitempty"`
+	// Relevance and Reason are set when the list is ranked for a task.
+	Relevance float64 `json:"relevance,omitempty"`
+	Reason    string  `json:"reason,omitempty"`
+}
+
+// RepositoryContext is the repository at a glance.
+type RepositoryContext struct {
+	SchemaVersion int                `json:"schemaVersion"`
+	Root          string             `json:"root"`
+	Head          string             `json:"head,omitempty"`
+	Summary       model.Summary      `json:"summary"`
+	Workspaces    []model.Workspace  `json:"workspaces,omitempty"`
+	Modules       []ModuleSummary    `json:"modules"`
+	EntryPoints   []model.EntryPoint `json:"entryPoints"`
+	External      []model.External   `json:"externalDependencies"`
+	Conventions   []model.Convention `json:"conventions"`
+	Decisions     []model.Decision   `json:"decisions"`
+	Cycles        []model.Cycle      `json:"cycles"`
+	Violations    []model.Violation  `json:"layeringViolations"`
+	Git           *model.GitSummary  `json:"git,omitempty"`
+	Truncated     []string           `json:"truncated,omitempty"`
+}
+
+// TaskContext is what an agent needs to start a task.
+type TaskContext struct {
+	SchemaVersion int                    `json:"schemaVersion"`
+	Task          string                 `json:"task"`
+	Target        string                 `json:"target,omitempty"`
+	Modules       []ModuleSummary        `json:"modules"`
+	Files         []RankedFile           `json:"files"`
+	EntryPoints   []model.EntryPoint     `json:"entryPoints"`
+	Conventions   []model.Convention     `json:"conventions"`
+	Decisions     []model.Decision       `json:"decisions"`
+	RecentChanges []analyze.HistoryEntry `json:"recentChanges"`
+	Truncated     []string               `json:"truncated,omitempty"`
+}
+
+// RankedFile is a file worth reading for a task, and why.
+type RankedFile struct {
+	Path   string  `json:"path"`
+	Module string  `json:"module,omitempty"`
+	Score  float64 `json:"score"`
+	Reason string  `json:"reason"`
+}
+
+// ModuleExplanation is one module in depth.
+type ModuleExplanation struct {
+	SchemaVersion int                    `json:"schemaVersion"`
+	Module        model.Module           `json:"module"`
+	Files         []FileSummary          `json:"files"`
+	Symbols       []FileSymbol           `json:"symbols"`
+	Dependencies  []model.Dependency     `json:"dependencies"`
+	Dependents    []model.Dependency     `json:"dependents"`
+	External      []model.External       `json:"externalDependencies"`
+	EntryPoints   []model.EntryPoint     `json:"entryPoints"`
+	Conventions   []model.Convention     `json:"conventions"`
+	Decisions     []model.Decision       `json:"decisions"`
+	History       []analyze.HistoryEntry `json:"history"`
+	Truncated     []string               `json:"truncated,omitempty"`
+}
+
+// FileSummary is a file without its imports.
+type FileSummary struct {
+	Path      string `json:"path"`
+	Language  string `json:"language,omitempty"`
+	Kind      string `json:"kind"`
+	Lines     int    `json:"lines"`
+	Generated bool   `json:"generated,omitempty"`
+}
+
+// FileSymbol is an exported symbol and the file declaring it.
+type FileSymbol struct {
+	File string `json:"file"`
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+	Line int    `json:"line"`
+}
+
+// Dependencies is what a module (or every module) depends on.
+type Dependencies struct {
+	SchemaVersion int                `json:"schemaVersion"`
+	Module        string             `json:"module,omitempty"`
+	Internal      []model.Dependency `json:"internal"`
+	External      []model.External   `json:"external"`
+	Truncated     []string           `json:"truncated,omitempty"`
+}
+
+// Dependents is what depends on a module.
+type Dependents struct {
+	SchemaVersion int                `json:"schemaVersion"`
+	Module        string             `json:"module"`
+	Direct        []model.Dependency `json:"direct"`
+	Transitive    []string           `json:"transitive"`
+	Truncated     []string           `json:"truncated,omitempty"`
+}
+
+// SearchResults are ranked matches.
+type SearchResults struct {
+	SchemaVersion int            `json:"schemaVersion"`
+	Query         string         `json:"query"`
+	Results       []SearchResult `json:"results"`
+	Truncated     []string       `json:"truncated,omitempty"`
+}
+
+// SearchResult is one match and why it matched.
+type SearchResult struct {
+	Type   string  `json:"type"` // file, module, symbol, decision, convention, entry-point
+	ID     string  `json:"id"`
+	Title  string  `json:"title"`
+	Path   string  `json:"path,omitempty"`
+	Line   int     `json:"line,omitempty"`
+	Score  float64 `json:"score"`
+	Reason string  `json:"reason"`
+}
+
+// ModuleHistory is the commits that changed a target.
+type ModuleHistory struct {
+	SchemaVersion int                    `json:"schemaVersion"`
+	Target        string                 `json:"target"`
+	Module        string                 `json:"module,omitempty"`
+	Signals       *model.ModuleGit       `json:"signals,omitempty"`
+	Commits       []analyze.HistoryEntry `json:"commits"`
+	Truncated     []string               `json:"truncated,omitempty"`
+}
+
+// Architecture is the module graph with roles, cycles and violations.
+type Architecture struct {
+	SchemaVersion int                `json:"schemaVersion"`
+	Module        string             `json:"module,omitempty"`
+	Modules       []ArchModule       `json:"modules"`
+	Edges         []model.Dependency `json:"edges"`
+	Cycles        []model.Cycle      `json:"cycles"`
+	Violations    []model.Violation  `json:"layeringViolations"`
+	Truncated     []string           `json:"truncated,omitempty"`
+}
+
+// ArchModule is a module as the architecture sees it.
+type ArchModule struct {
+	ID    string       `json:"id"`
+	Name  string       `json:"name"`
+	Layer string       `json:"layer,omitempty"` // the top role
+	Roles []model.Role `json:"roles"`
+	Files int          `json:"files"`
+}
+
+// Conventions lists conventions.
+type Conventions struct {
+	SchemaVersion int                `json:"schemaVersion"`
+	Category      string             `json:"category,omitempty"`
+	Conventions   []model.Convention `json:"conventions"`
+	Truncated     []string           `json:"truncated,omitempty"`
+}
+
+// Decisions lists decisions, explicit first.
+type Decisions struct {
+	SchemaVersion int              `json:"schemaVersion"`
+	Origin        string           `json:"origin,omitempty"`
+	Decisions     []model.Decision `json:"decisions"`
+	Truncated     []string         `json:"truncated,omitempty"`
+}

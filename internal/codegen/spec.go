@@ -134,9 +134,9 @@ func (p ParamSpec) enumValues() []json.RawMessage {
 
 // ToolsetSpec is one entry of toolsets.yaml.
 type ToolsetSpec struct {
-	Name         string `json:"name"`
-	Title        Text   `json:"title"`
-	Description  Text   `json:"description"`
+	Name         string   `json:"name"`
+	Title        Text     `json:"title"`
+	Description  Text     `json:"description"`
 	Intro        *Text    `json:"intro"`
 	Instructions string   `json:"instructions"`
 	Order        []string `json:"tools"`

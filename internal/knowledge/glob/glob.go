@@ -1,0 +1,114 @@
+// Package glob matches repository paths against the patterns knowledge
+// entries and configuration use (an entry's `paths`, `sources.include`), with
+// git's conventions: a pattern without a slash matches at any depth, a
+// leading slash anchors it at the root, `**` crosses directories, `{a,b}`
+// lists alternatives, and a pattern that names a directory covers what is
+// inside it.
+package glob
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+)
+
+var cache sync.Map // pattern → *regexp.Regexp (nil when the pattern is unusable)
+
+// Match reports whether path (relative to the repository root, with
+// slashes) is matched by pattern.
+func Match(pattern, path string) bool {
+	pattern = strings.TrimSpace(pattern)
+	path = strings.TrimPrefix(path, "./")
+	if pattern == "" || path == "" {
+		return false
+	}
+	re := compile(pattern)
+	return re != nil && re.MatchString(path)
+}
+
+// MatchAny reports whether any pattern matches path.
+func MatchAny(patterns []string, path string) bool {
+	for _, p := range patterns {
+		if Match(p, path) {
+			return true
+		}
+	}
+	return false
+}
+
+func compile(pattern string) *regexp.Regexp {
+	if v, ok := cache.Load(pattern); ok {
+		re, _ := v.(*regexp.Regexp)
+		return re
+	}
+	re, err := regexp.Compile(translate(pattern))
+	if err != nil {
+		re = nil
+	}
+	cache.Store(pattern, re)
+	return re
+}
+
+// translate turns a pattern into an anchored regular expression. Whatever
+// the pattern matches, the directories' contents match too ("src/api" covers
+// "src/api/routes.go"), because an entry that governs a directory governs
+// its files.
+func translate(pattern string) string {
+	p := strings.TrimPrefix(pattern, "./")
+	anchored := strings.HasPrefix(p, "/")
+	p = strings.TrimPrefix(p, "/")
+	p = strings.TrimSuffix(p, "/")
+	if !anchored && !strings.Contains(p, "/") {
+		p = "**/" + p
+	}
+	var b strings.Builder
+	b.WriteString("^")
+	depth := 0 // inside {…}
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '*' && i+1 < len(p) && p[i+1] == '*':
+			i++
+			if i+1 < len(p) && p[i+1] == '/' {
+				i++
+				b.WriteString("(?:.*/)?")
+			} else {
+				b.WriteString(".*")
+			}
+		case c == '*':
+			b.WriteString("[^/]*")
+		case c == '?':
+			b.WriteString("[^/]")
+		case c == '[':
+			end := strings.IndexByte(p[i+1:], ']')
+			if end < 0 {
+				b.WriteString(`\[`)
+				continue
+			}
+			class := p[i+1 : i+1+end]
+			if strings.HasPrefix(class, "!") {
+				class = "^" + class[1:]
+			}
+			b.WriteString("[" + strings.ReplaceAll(class, `\`, `\\`) + "]")
+			i += end + 1
+		case c == '{':
+			depth++
+			b.WriteString("(?:")
+		case c == '}' && depth > 0:
+			depth--
+			b.WriteString(")")
+		case c == ',' && depth > 0:
+			b.WriteString("|")
+		case c == '\\' && i+1 < len(p):
+			i++
+			b.WriteString(regexp.QuoteMeta(string(p[i])))
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	for ; depth > 0; depth-- {
+		b.WriteString(")")
+	}
+	b.WriteString("(?:/.*)?$")
+	return b.String()
+}

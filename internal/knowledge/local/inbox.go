@@ -1,0 +1,576 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kontext-dev/kontext/internal/knowledge/atomicfile"
+	"github.com/kontext-dev/kontext/internal/knowledge/secrets"
+	"github.com/kontext-dev/kontext/internal/knowledge/store"
+)
+
+// Visibility of a capture.
+const (
+	Team    = "team"
+	Private = "private"
+)
+
+// Capture is knowledge an agent or a person wants to keep.
+type Capture struct {
+	Kind    string // a kind or an alias (adr, pitfall, rule, …)
+	Title   string
+	Body    string
+	Summary string
+	Paths   []string
+	Tags    []string
+	// Supersedes are entries the capture replaces (marked when it is
+	// promoted).
+	Supersedes []string
+	Commits    []string
+	// Visibility is team or private; "" takes capture.default_visibility.
+	Visibility string
+	// Status of a decision (accepted when empty).
+	Status string
+	// Source says where it was found (`claude:4f1c2a9b`); kept in the inbox only.
+	Source string
+	// Author defaults to git's user.name.
+	Author string
+	// Origin is agent, cli or thread.
+	Origin string
+	// Promote writes the entry straight into the store instead of the inbox.
+	Promote bool
+}
+
+// Captured is what Capture wrote.
+type Captured struct {
+	// Entry is the inbox candidate, or the store entry when promoted.
+	Entry *store.Entry
+	// Promoted is true when the entry went straight into the store; Result
+	// then says what was written.
+	Promoted bool
+	Result   *store.Result
+	// Redacted lists the secrets replaced by [redacted:<rule>].
+	Redacted []secrets.Finding
+}
+
+// Candidate is an inbox entry.
+type Candidate struct {
+	*store.Entry
+	Captured time.Time
+	Branch   string
+	Worktree string
+	Source   string
+	// Here is true for candidates captured in this worktree (or that do not
+	// say where); Gone for those of a worktree that no longer exists.
+	Here, Gone bool
+	// PromotedTo and PromotedAt are set on promoted candidates.
+	PromotedTo string
+	PromotedAt time.Time
+}
+
+// Private reports whether the candidate stays local.
+func (c *Candidate) Private() bool { return c.Visibility == Private }
+
+// Capture validates a capture, redacts its secrets (or refuses it when
+// capture.redact is off), and writes it to the inbox as
+// inbox/<date>-<slug>[-N].md, or straight into the store with Promote. In
+// a repository without a store only private captures are accepted
+// (*NoStoreError).
+func (s *State) Capture(ctx context.Context, c Capture) (*Captured, error) {
+	known := func(k string) bool { _, ok := s.Config.Kind(k); return ok }
+	kind, tag, ok := store.NormalizeKind(c.Kind, known)
+	if !ok {
+		var names []string
+		for _, k := range s.Config.Kinds() {
+			names = append(names, k.Name)
+		}
+		return nil, &store.UnknownKindError{Kind: c.Kind, Known: names}
+	}
+	title, body, summary := strings.TrimSpace(c.Title), strings.TrimSpace(c.Body), strings.TrimSpace(c.Summary)
+	if title == "" {
+		return nil, &InvalidError{"a capture needs a title: a short statement of what was decided or learned"}
+	}
+	if body == "" && summary == "" {
+		return nil, &InvalidError{"a capture needs a body (or a summary): what was decided or learned, why, and what follows"}
+	}
+	vis := strings.ToLower(strings.TrimSpace(c.Visibility))
+	if vis == "" {
+		vis = s.Config.Capture.DefaultVisibility
+	}
+	if vis != Team && vis != Private {
+		return nil, &InvalidError{fmt.Sprintf("visibility must be %q or %q, not %q", Team, Private, c.Visibility)}
+	}
+	if c.Promote && vis == Private {
+		return nil, &InvalidError{"private entries stay in the local inbox; use visibility \"team\" to write into the shared store"}
+	}
+	if vis == Team && !s.Store.Exists() {
+		return nil, &NoStoreError{StoreDir: s.Store.Dir()}
+	}
+
+	scanner, err := secrets.New(s.Config.Secrets.Allow, s.Config.Secrets.Redact)
+	if err != nil {
+		return nil, err
+	}
+	var redacted []secrets.Finding
+	clean := func(text string) string {
+		if !s.Config.Capture.Redact {
+			redacted = append(redacted, scanner.Scan(text)...)
+			return text
+		}
+		out, fs := scanner.Redact(text)
+		redacted = append(redacted, fs...)
+		return out
+	}
+	title, body, summary = clean(title), clean(body), clean(summary)
+	if !s.Config.Capture.Redact {
+		if secrets.HasHigh(redacted) {
+			return nil, &SecretError{Findings: redacted}
+		}
+		redacted = nil
+	}
+
+	status := ""
+	switch {
+	case c.Status != "":
+		status = store.NormalizeStatus(c.Status)
+	case kind == store.KindDecision:
+		status = store.StatusAccepted
+	}
+	tags := cleanList(c.Tags)
+	if tag != "" && !contains(tags, tag) {
+		tags = append(tags, tag)
+	}
+	var paths []string
+	for _, p := range cleanList(c.Paths) {
+		if p = strings.TrimPrefix(p, "./"); p != "" {
+			paths = append(paths, p)
+		}
+	}
+	var commits []string
+	for _, sha := range cleanList(c.Commits) {
+		if len(sha) > 12 {
+			sha = sha[:12]
+		}
+		commits = append(commits, sha)
+	}
+	author := strings.TrimSpace(c.Author)
+	if author == "" {
+		author = s.Repo.Config(ctx, "user.name")
+	}
+	if body != "" {
+		body += "\n"
+	}
+	now := s.now()
+	e := &store.Entry{
+		Kind: kind, Title: title, Status: status, Date: now.Format("2006-01-02"), Summary: summary,
+		Tags: tags, Paths: paths, Supersedes: cleanList(c.Supersedes), Commits: commits,
+		Author: author, Visibility: vis, Origin: strings.TrimSpace(c.Origin), Body: body,
+	}
+
+	unlock, err := s.Lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+
+	if c.Promote {
+		e.Visibility = ""
+		res, err := s.Store.Create(e)
+		if err != nil {
+			return nil, err
+		}
+		return &Captured{Entry: e, Promoted: true, Result: res, Redacted: redacted}, nil
+	}
+	if src := strings.TrimSpace(c.Source); src != "" {
+		e.Set("source", src)
+	}
+	e.Set("captured", now.Format(time.RFC3339))
+	if s.Branch != "" {
+		e.Set("branch", s.Branch)
+	}
+	e.Set("worktree", s.Worktree)
+	if err := s.writeCandidate(e, now); err != nil {
+		return nil, err
+	}
+	return &Captured{Entry: e, Redacted: redacted}, nil
+}
+
+// writeCandidate gives a candidate the first free id `<date>-<slug>[-N]`
+// and creates its file; creation is exclusive, so ids stay unique even
+// between writers that do not share the lock.
+func (s *State) writeCandidate(e *store.Entry, now time.Time) error {
+	slug := store.Slugify(e.Title, store.MaxSlug)
+	if slug == "" {
+		slug = "note"
+	}
+	base := now.Format("2006-01-02") + "-" + slug
+	e.Style = store.StyleFrontMatter
+	for n := 1; n < 10000; n++ {
+		id := base
+		if n > 1 {
+			id += "-" + strconv.Itoa(n)
+		}
+		if _, err := os.Lstat(filepath.Join(s.PromotedDir(), id+".md")); err == nil {
+			continue // an id still awaiting cleanup after promotion
+		}
+		e.ID, e.Path = id, "inbox/"+id+".md"
+		err := atomicfile.Create(filepath.Join(s.InboxDir(), id+".md"), store.Marshal(e), 0o644)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+	}
+	return fmt.Errorf("no free inbox id for %q", base)
+}
+
+func cleanList(l []string) []string {
+	var out []string
+	for _, v := range l {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func contains(l []string, s string) bool {
+	for _, v := range l {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// List returns the inbox candidates, newest first, each saying which
+// worktree and branch captured it. Private candidates are included: they
+// are readable (and searchable) locally.
+func (s *State) List(ctx context.Context) ([]*Candidate, error) {
+	cands, err := s.read(ctx, s.InboxDir())
+	if err != nil {
+		return nil, err
+	}
+	out := cands[:0]
+	for _, c := range cands {
+		if s.promotionDone(c.ID) {
+			continue // promoted; only the removal of this copy was interrupted
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// Promoted returns the promoted candidates whose entries are not committed yet.
+func (s *State) Promoted(ctx context.Context) ([]*Candidate, error) {
+	return s.read(ctx, s.PromotedDir())
+}
+
+func (s *State) read(ctx context.Context, dir string) ([]*Candidate, error) {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	alive := s.liveWorktrees(ctx)
+	var out []*Candidate
+	for _, de := range ents {
+		name := de.Name()
+		if !de.Type().IsRegular() || strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".md") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // dropped or promoted meanwhile
+			}
+			return nil, err
+		}
+		out = append(out, s.candidate(store.Parse("inbox/"+name, data, store.KindLearning), alive))
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].Captured.Equal(out[j].Captured) {
+			return out[i].Captured.After(out[j].Captured)
+		}
+		return out[i].ID > out[j].ID
+	})
+	return out, nil
+}
+
+func (s *State) candidate(e *store.Entry, alive map[string]bool) *Candidate {
+	c := &Candidate{Entry: e, Branch: e.Get("branch"), Worktree: e.Get("worktree"), Source: e.Get("source"), PromotedTo: e.Get("promoted_to")}
+	c.Captured, _ = time.Parse(time.RFC3339, e.Get("captured"))
+	c.PromotedAt, _ = time.Parse(time.RFC3339, e.Get("promoted_at"))
+	c.Here = c.Worktree == "" || c.Worktree == s.Worktree
+	c.Gone = !c.Here && alive != nil && !alive[c.Worktree]
+	return c
+}
+
+// liveWorktrees is the set of keys of the clone's existing worktrees (nil
+// when git cannot say: then none is taken for gone).
+func (s *State) liveWorktrees(ctx context.Context) map[string]bool {
+	wts, err := s.Repo.Worktrees(ctx)
+	if err != nil {
+		return nil
+	}
+	alive := map[string]bool{s.Worktree: true}
+	for _, w := range wts {
+		if _, err := os.Stat(w.Path); err == nil {
+			alive[WorktreeKey(w.Path)] = true
+		}
+	}
+	return alive
+}
+
+// Show returns one candidate by id, unique id prefix or unique suffix.
+func (s *State) Show(ctx context.Context, key string) (*Candidate, error) {
+	cands, err := s.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return find(cands, key)
+}
+
+func find(cands []*Candidate, key string) (*Candidate, error) {
+	key = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(key), "inbox:"))
+	for _, c := range cands {
+		if c.ID == key {
+			return c, nil
+		}
+	}
+	for _, match := range []func(id string) bool{
+		func(id string) bool { return strings.HasPrefix(id, key) },
+		func(id string) bool { return strings.HasSuffix(id, key) },
+	} {
+		var hits []*Candidate
+		for _, c := range cands {
+			if key != "" && match(c.ID) {
+				hits = append(hits, c)
+			}
+		}
+		if len(hits) == 1 {
+			return hits[0], nil
+		}
+		if len(hits) > 1 {
+			ids := make([]string, len(hits))
+			for i, h := range hits {
+				ids[i] = h.ID
+			}
+			sort.Strings(ids)
+			return nil, &store.AmbiguousError{Key: key, Candidates: ids}
+		}
+	}
+	return nil, &NotFoundError{ID: key}
+}
+
+// Drop deletes candidates from the inbox.
+func (s *State) Drop(ctx context.Context, keys ...string) ([]string, error) {
+	unlock, err := s.Lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	cands, err := s.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var dropped []string
+	var errs []error
+	for _, k := range keys {
+		c, err := find(cands, k)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if err := os.Remove(filepath.Join(s.InboxDir(), c.ID+".md")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+			continue
+		}
+		dropped = append(dropped, c.ID)
+	}
+	return dropped, errors.Join(errs...)
+}
+
+// Promotion is one candidate written into the store.
+type Promotion struct {
+	ID    string // the candidate's inbox id
+	Entry *store.Entry
+	// Written lists the files written (the entry and the entries it
+	// superseded), relative to the work tree, for staging.
+	Written []string
+	// Missing are supersedes references that matched no entry.
+	Missing []string
+}
+
+// Promote writes candidates into this worktree's store (the kind's
+// directory, style and numbering), marks what they supersede, and moves
+// each candidate to inbox/.promoted/ with promoted_to and promoted_at. A
+// promotion interrupted by a crash is completed or undone by the next one,
+// so a candidate is promoted at most once. Private candidates are refused
+// (*PrivateError), as is everything in a repository without a store.
+func (s *State) Promote(ctx context.Context, keys ...string) ([]Promotion, error) {
+	unlock, err := s.Lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	var done []Promotion
+	var errs []error
+	for _, k := range keys {
+		p, err := s.promote(ctx, k)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		done = append(done, *p)
+	}
+	return done, errors.Join(errs...)
+}
+
+func (s *State) promote(ctx context.Context, key string) (*Promotion, error) {
+	all, err := s.read(ctx, s.InboxDir())
+	if err != nil {
+		return nil, err
+	}
+	c, err := find(all, key)
+	if err != nil {
+		if nf := (*NotFoundError)(nil); errors.As(err, &nf) {
+			if twin := s.twin(key); twin != nil {
+				return nil, &AlreadyPromotedError{ID: key, To: twin.Get("promoted_to")}
+			}
+		}
+		return nil, err
+	}
+	inboxFile := filepath.Join(s.InboxDir(), c.ID+".md")
+	twinFile := filepath.Join(s.PromotedDir(), c.ID+".md")
+	if twin := s.twin(c.ID); twin != nil {
+		target := twin.Get("promoted_to")
+		if s.targetExists(target) {
+			// The entry was written; only removing this copy was interrupted.
+			if err := os.Remove(inboxFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, err
+			}
+			return nil, &AlreadyPromotedError{ID: c.ID, To: target}
+		}
+		// The entry never got written: undo the record and promote again.
+		if err := os.Remove(twinFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+	}
+	if c.Private() {
+		return nil, &PrivateError{ID: c.ID}
+	}
+	if !s.Store.Exists() {
+		return nil, &NoStoreError{StoreDir: s.Store.Dir()}
+	}
+	e := c.Entry.Clone()
+	for _, k := range []string{"captured", "branch", "worktree", "source", "promoted_to", "promoted_at"} {
+		e.Set(k, nil)
+	}
+	e.Visibility, e.ID, e.Path = "", "", ""
+	for attempt := 0; ; attempt++ {
+		if err := s.Store.Allocate(e); err != nil {
+			return nil, err
+		}
+		// Record the promotion before writing the entry: a crash in between
+		// leaves a record whose target is missing, which the next attempt
+		// undoes; a crash after leaves both, which it completes.
+		c.Entry.Set("promoted_to", e.Path)
+		c.Entry.Set("promoted_at", s.now().Format(time.RFC3339))
+		if err := atomicfile.Write(twinFile, store.Marshal(c.Entry), 0o644); err != nil {
+			return nil, err
+		}
+		err := s.Store.WriteNew(e)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) || attempt > 50 {
+			os.Remove(twinFile)
+			return nil, err
+		}
+	}
+	p := &Promotion{ID: c.ID, Entry: e, Written: []string{e.Path}}
+	sup, missing, err := s.Store.Supersede(e)
+	for _, o := range sup {
+		p.Written = append(p.Written, o.Path)
+	}
+	p.Missing = missing
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Remove(inboxFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	return p, nil
+}
+
+// twin reads the .promoted record of a candidate id, or nil.
+func (s *State) twin(id string) *store.Entry {
+	if strings.ContainsAny(id, `/\`) {
+		return nil
+	}
+	data, err := os.ReadFile(filepath.Join(s.PromotedDir(), id+".md"))
+	if err != nil {
+		return nil
+	}
+	return store.Parse("inbox/.promoted/"+id+".md", data, store.KindLearning)
+}
+
+func (s *State) promotionDone(id string) bool {
+	t := s.twin(id)
+	return t != nil && s.targetExists(t.Get("promoted_to"))
+}
+
+func (s *State) targetExists(rel string) bool {
+	if rel == "" {
+		return false
+	}
+	abs := filepath.Join(s.Store.Root(), filepath.FromSlash(rel))
+	_, err := os.Lstat(abs)
+	return err == nil
+}
+
+// CleanPromoted deletes the promoted candidates whose entry is now part of
+// HEAD, and returns how many it deleted.
+func (s *State) CleanPromoted(ctx context.Context) (int, error) {
+	unlock, err := s.Lock(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer unlock()
+	cands, err := s.Promoted(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, c := range cands {
+		if c.PromotedTo == "" || strings.ContainsAny(c.PromotedTo, "\n") {
+			continue
+		}
+		_, _, ok, err := s.Repo.Object(ctx, "HEAD:"+c.PromotedTo)
+		if err != nil {
+			return n, err
+		}
+		if !ok {
+			continue
+		}
+		if err := os.Remove(filepath.Join(s.PromotedDir(), strings.TrimPrefix(c.Path, "inbox/"))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return n, err
+		}
+		n++
+	}
+	atomicfile.RemoveStaleTemps(s.InboxDir(), time.Hour)
+	atomicfile.RemoveStaleTemps(s.PromotedDir(), time.Hour)
+	return n, nil
+}

@@ -1,0 +1,174 @@
+package store
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// MaxSlug is the longest slug Slugify makes.
+const MaxSlug = 50
+
+// Slugify makes a file-name slug of a title: ASCII, lower case, words joined
+// by dashes, accents folded ("Použiť Tantivy" → "pouzit-tantivy"),
+// apostrophes dropped ("team's" → "teams"), at most max characters cut at a
+// word boundary when one is near (max <= 0: MaxSlug).
+func Slugify(s string, max int) string {
+	if max <= 0 {
+		max = MaxSlug
+	}
+	var b strings.Builder
+	dash := false
+	for _, r := range s {
+		if r == '\'' || r == '’' || r == '`' {
+			continue
+		}
+		for _, c := range fold(r) {
+			switch {
+			case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
+				b.WriteRune(c)
+				dash = false
+			case c >= 'A' && c <= 'Z':
+				b.WriteRune(c + 'a' - 'A')
+				dash = false
+			default:
+				if !dash && b.Len() > 0 {
+					b.WriteByte('-')
+					dash = true
+				}
+			}
+		}
+	}
+	out := strings.TrimRight(b.String(), "-")
+	if len(out) > max {
+		midWord := out[max] != '-'
+		out = out[:max]
+		if i := strings.LastIndexByte(out, '-'); midWord && i > max/2 {
+			out = out[:i]
+		}
+		out = strings.TrimRight(out, "-")
+	}
+	return out
+}
+
+var folds = map[rune]string{}
+
+func init() {
+	for from, to := range map[string]string{
+		"áäàâãåąāă": "a", "ÁÄÀÂÃÅĄĀĂ": "a", "čćçĉ": "c", "ČĆÇĈ": "c", "ďđ": "d", "ĎĐ": "d",
+		"éěèêëęēė": "e", "ÉĚÈÊËĘĒĖ": "e", "ğ": "g", "Ğ": "g", "íìîïīı": "i", "ÍÌÎÏĪİ": "i",
+		"ľĺł": "l", "ĽĹŁ": "l", "ňńñ": "n", "ŇŃÑ": "n", "óôöòõőøō": "o", "ÓÔÖÒÕŐØŌ": "o",
+		"ŕř": "r", "ŔŘ": "r", "šśşș": "s", "ŠŚŞȘ": "s", "ťţț": "t", "ŤŢȚ": "t",
+		"úůüùûűū": "u", "ÚŮÜÙÛŰŪ": "u", "ýÿ": "y", "ÝŸ": "y", "žźż": "z", "ŽŹŻ": "z",
+	} {
+		for _, r := range from {
+			folds[r] = to
+		}
+	}
+	folds['ß'] = "ss"
+	folds['æ'], folds['Æ'] = "ae", "ae"
+	folds['œ'], folds['Œ'] = "oe", "oe"
+}
+
+func fold(r rune) string {
+	if s, ok := folds[r]; ok {
+		return s
+	}
+	return string(r)
+}
+
+// NotFoundError is a lookup that matched nothing.
+type NotFoundError struct{ Key string }
+
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("no entry %q (give an id, a unique prefix of one, or an ADR number)", e.Key)
+}
+
+// AmbiguousError is a lookup that matched several entries.
+type AmbiguousError struct {
+	Key        string
+	Candidates []string // their ids
+}
+
+func (e *AmbiguousError) Error() string {
+	return fmt.Sprintf("%q matches %d entries: %s; give more of the id", e.Key, len(e.Candidates), strings.Join(e.Candidates, ", "))
+}
+
+var adrNumber = regexp.MustCompile(`^(?i)(?:adr[-_ ]?)?0*([0-9]{1,5})$`)
+
+// Find looks an entry up by exact id, by path, by ADR number (`7`, `0007`,
+// `ADR-7`) or by a unique id prefix; `kx:` in front is ignored. An ambiguous
+// key is an *AmbiguousError listing the candidates, a key that matches
+// nothing a *NotFoundError.
+func Find(entries []*Entry, key string) (*Entry, error) {
+	k := strings.TrimPrefix(strings.TrimSpace(key), "kx:")
+	if k == "" {
+		return nil, &NotFoundError{Key: key}
+	}
+	for _, e := range entries {
+		if e.ID == k {
+			return e, nil
+		}
+	}
+	for _, e := range entries {
+		if e.Path == k {
+			return e, nil
+		}
+	}
+	pick := func(m []*Entry) (*Entry, error) {
+		if len(m) == 1 {
+			return m[0], nil
+		}
+		ids := make([]string, len(m))
+		for i, e := range m {
+			ids[i] = e.ID
+		}
+		sort.Strings(ids)
+		return nil, &AmbiguousError{Key: key, Candidates: ids}
+	}
+	if m := adrNumber.FindStringSubmatch(k); m != nil {
+		want := atoi(m[1])
+		var hits []*Entry
+		for _, e := range entries {
+			if n, ok := e.Number(); ok && n == want {
+				hits = append(hits, e)
+			}
+		}
+		if len(hits) > 0 {
+			return pick(hits)
+		}
+	}
+	var hits []*Entry
+	for _, e := range entries {
+		if strings.HasPrefix(e.ID, k) {
+			hits = append(hits, e)
+		}
+	}
+	if len(hits) == 0 {
+		return nil, &NotFoundError{Key: key}
+	}
+	return pick(hits)
+}
+
+// ShortestPrefix returns the shortest prefix of id (ending at a dash, or the
+// whole id) that no other entry's id starts with, for compact references.
+func ShortestPrefix(entries []*Entry, id string) string {
+	for i := 0; i < len(id); i++ {
+		if id[i] != '-' {
+			continue
+		}
+		p := id[:i]
+		unique := true
+		for _, e := range entries {
+			if e.ID != id && strings.HasPrefix(e.ID, p) {
+				unique = false
+				break
+			}
+		}
+		if unique {
+			return p
+		}
+	}
+	return id
+}

@@ -1,0 +1,383 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kontext-dev/kontext/internal/fsroot"
+	"github.com/kontext-dev/kontext/internal/knowledge/atomicfile"
+	"github.com/kontext-dev/kontext/internal/knowledge/config"
+)
+
+// Store is the knowledge store of one work tree. Its writes are atomic;
+// callers that write (Create, Rewrite, Supersede, WriteIndex) hold the
+// clone's lock (local.State.Lock) so that read-modify-write sequences of
+// concurrent kontext processes do not interleave.
+type Store struct {
+	root *fsroot.Root
+	cfg  *config.Config
+	// Now dates new entries; time.Now when nil.
+	Now func() time.Time
+}
+
+// New returns the store of the work tree at root, laid out as cfg says.
+// Every path it touches is resolved through root, so a configured
+// directory cannot lead out of the repository.
+func New(root *fsroot.Root, cfg *config.Config) *Store {
+	if cfg == nil {
+		cfg = config.Defaults()
+	}
+	return &Store{root: root, cfg: cfg}
+}
+
+// Root is the work tree's top directory.
+func (s *Store) Root() string { return s.root.Dir() }
+
+// Config is the configuration the store follows.
+func (s *Store) Config() *config.Config { return s.cfg }
+
+// Dir is the store directory relative to the root (".ai").
+func (s *Store) Dir() string { return s.cfg.StoreDir() }
+
+func (s *Store) today() string {
+	now := time.Now
+	if s.Now != nil {
+		now = s.Now
+	}
+	return now().Format("2006-01-02")
+}
+
+// Exists reports whether the repository has a store: the store directory,
+// or a configured home of decisions (an existing ADR directory).
+func (s *Store) Exists() bool {
+	if isDir(s.root, s.Dir()) {
+		return true
+	}
+	for _, k := range s.cfg.Kinds() {
+		if k.Configured && isDir(s.root, k.Path) {
+			return true
+		}
+	}
+	return false
+}
+
+func isDir(root *fsroot.Root, rel string) bool {
+	abs, err := root.Path(rel)
+	if err != nil {
+		return false
+	}
+	info, err := os.Stat(abs)
+	return err == nil && info.IsDir()
+}
+
+// KindOf returns the kind whose directory holds rel (the most specific
+// directory when they nest).
+func (s *Store) KindOf(rel string) (string, bool) {
+	best, bestLen := "", -1
+	for _, k := range s.cfg.Kinds() {
+		if strings.HasPrefix(rel, k.Path+"/") && len(k.Path) > bestLen {
+			best, bestLen = k.Name, len(k.Path)
+		}
+	}
+	return best, bestLen >= 0
+}
+
+// IsEntryPath reports whether rel is an entry file: Markdown inside a
+// kind's directory, and not a README, index, template or draft (`_…`,
+// `0000-…`).
+func (s *Store) IsEntryPath(rel string) bool {
+	if !strings.HasSuffix(rel, ".md") || !isEntryName(path.Base(rel)) {
+		return false
+	}
+	_, ok := s.KindOf(rel)
+	return ok
+}
+
+func isEntryName(name string) bool {
+	l := strings.ToLower(name)
+	return l != "readme.md" && l != "index.md" && !strings.HasPrefix(l, "template") &&
+		!strings.HasPrefix(l, "0000-") && !strings.HasPrefix(l, "_") && !strings.HasPrefix(l, ".")
+}
+
+// Load reads every entry, ordered by path. Files that cannot be read are
+// reported in the error; the entries that could be read are returned
+// anyway.
+func (s *Store) Load() ([]*Entry, error) {
+	seen := map[string]bool{}
+	var out []*Entry
+	var errs []error
+	for _, k := range s.cfg.Kinds() {
+		abs, err := s.root.Path(k.Path)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		_ = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if !errors.Is(err, fs.ErrNotExist) {
+					errs = append(errs, err)
+				}
+				return nil
+			}
+			name := d.Name()
+			if d.IsDir() {
+				if p != abs && (strings.HasPrefix(name, ".") || name == "node_modules") {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !d.Type().IsRegular() {
+				return nil
+			}
+			rel, err := filepath.Rel(s.root.Dir(), p)
+			if err != nil {
+				return nil
+			}
+			rel = filepath.ToSlash(rel)
+			if seen[rel] || !s.IsEntryPath(rel) {
+				return nil
+			}
+			seen[rel] = true
+			kind, _ := s.KindOf(rel)
+			data, err := s.root.ReadFile(rel)
+			if err != nil {
+				errs = append(errs, err)
+				return nil
+			}
+			out = append(out, Parse(rel, data, kind))
+			return nil
+		})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, errors.Join(errs...)
+}
+
+// Find loads the store and looks an entry up (see the package function
+// Find).
+func (s *Store) Find(key string) (*Entry, error) {
+	entries, err := s.Load()
+	if e, ferr := Find(entries, key); ferr == nil {
+		return e, nil
+	} else if err == nil {
+		err = ferr
+	} else {
+		err = errors.Join(ferr, err)
+	}
+	return nil, err
+}
+
+// UnknownKindError is an entry of a kind the configuration does not have.
+type UnknownKindError struct {
+	Kind  string
+	Known []string
+}
+
+func (e *UnknownKindError) Error() string {
+	return fmt.Sprintf("unknown kind %q (use one of: %s)", e.Kind, strings.Join(e.Known, ", "))
+}
+
+func (s *Store) kind(name string) (config.KindSettings, error) {
+	k, ok := s.cfg.Kind(name)
+	if !ok {
+		var known []string
+		for _, k := range s.cfg.Kinds() {
+			known = append(known, k.Name)
+		}
+		return k, &UnknownKindError{Kind: name, Known: known}
+	}
+	return k, nil
+}
+
+// Allocate gives a new entry its id, file and style from its kind's
+// configuration: `<date>-<slug>` (numbering "date"), `<NNNN>-<slug>`
+// (sequential: one more than the highest number in the directory) or
+// `<slug>` (none), with -2, -3… when the name is taken. It fills in the
+// date (today) when the entry has none.
+func (s *Store) Allocate(e *Entry) error {
+	k, err := s.kind(e.Kind)
+	if err != nil {
+		return err
+	}
+	if e.Date == "" {
+		e.Date = s.today()
+	}
+	date := s.today()
+	if ValidDate(e.Date) {
+		date = e.Date[:10]
+	}
+	slug := Slugify(e.Title, MaxSlug)
+	if slug == "" {
+		slug = "entry"
+	}
+	var base string
+	switch k.Numbering {
+	case "sequential":
+		next, width := s.nextNumber(k.Path)
+		base = fmt.Sprintf("%0*d-%s", width, next, slug)
+	case "date":
+		base = date + "-" + slug
+	default:
+		base = slug
+	}
+	for n := 1; ; n++ {
+		id := base
+		if n > 1 {
+			id = base + "-" + strconv.Itoa(n)
+		}
+		rel := k.Path + "/" + id + ".md"
+		abs, err := s.root.Path(rel)
+		if err != nil {
+			return err
+		}
+		if _, err := os.Lstat(abs); errors.Is(err, fs.ErrNotExist) {
+			e.ID, e.Path, e.Style = id, rel, Style(k.Style)
+			return nil
+		}
+	}
+}
+
+// nextNumber is one more than the highest ADR number in dir, and the width
+// the directory's numbers have (4 by default).
+func (s *Store) nextNumber(dir string) (int, int) {
+	max, width := 0, 4
+	abs, err := s.root.Path(dir)
+	if err != nil {
+		return 1, width
+	}
+	ents, _ := os.ReadDir(abs)
+	for _, e := range ents {
+		if d := seqDigits(strings.TrimSuffix(e.Name(), ".md")); d != "" {
+			width = len(d)
+			if n := atoi(d); n > max {
+				max = n
+			}
+		}
+	}
+	return max + 1, width
+}
+
+// WriteNew writes an allocated entry to its file, which must not exist yet
+// (an error satisfying errors.Is(err, fs.ErrExist) otherwise).
+func (s *Store) WriteNew(e *Entry) error {
+	if e.Path == "" {
+		return fmt.Errorf("entry %q has no file: allocate it first", e.Title)
+	}
+	abs, err := s.root.Path(e.Path)
+	if err != nil {
+		return err
+	}
+	data := Marshal(e)
+	if err := atomicfile.Create(abs, data, 0o644); err != nil {
+		return err
+	}
+	*e = *Parse(e.Path, data, e.Kind)
+	return nil
+}
+
+// Rewrite replaces an entry's file with its current content; only what
+// changed since it was read differs.
+func (s *Store) Rewrite(e *Entry) error {
+	abs, err := s.root.Path(e.Path)
+	if err != nil {
+		return err
+	}
+	perm := fs.FileMode(0o644)
+	if info, err := os.Stat(abs); err == nil {
+		perm = info.Mode().Perm()
+	}
+	data := Marshal(e)
+	if e.src != nil && string(data) == e.src.text {
+		return nil
+	}
+	if err := atomicfile.Write(abs, data, perm); err != nil {
+		return err
+	}
+	*e = *Parse(e.Path, data, e.Kind)
+	return nil
+}
+
+// Result is what Create wrote.
+type Result struct {
+	// Path is the new entry's file.
+	Path string
+	// Superseded are the entries it marked superseded.
+	Superseded []*Entry
+	// Missing are the supersedes references that matched no entry (or
+	// several).
+	Missing []string
+	// Written lists every file written, relative to the root.
+	Written []string
+}
+
+// Create writes a new entry (allocating its id and file) and marks the
+// entries it supersedes. Callers serialise writers with the local state's
+// lock; the file itself is created exclusively, so two writers never
+// overwrite each other even without it.
+func (s *Store) Create(e *Entry) (*Result, error) {
+	for attempt := 0; ; attempt++ {
+		if err := s.Allocate(e); err != nil {
+			return nil, err
+		}
+		err := s.WriteNew(e)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) || attempt > 50 {
+			return nil, err
+		}
+	}
+	res := &Result{Path: e.Path, Written: []string{e.Path}}
+	sup, missing, err := s.Supersede(e)
+	res.Superseded, res.Missing = sup, missing
+	for _, o := range sup {
+		res.Written = append(res.Written, o.Path)
+	}
+	return res, err
+}
+
+// Supersede marks every entry that e.Supersedes names as superseded by e:
+// `status: superseded` and `superseded_by: [<e's id>]` (the status line,
+// for a fields-style ADR), everything else in those files unchanged.
+func (s *Store) Supersede(e *Entry) (done []*Entry, missing []string, err error) {
+	if len(e.Supersedes) == 0 {
+		return nil, nil, nil
+	}
+	all, _ := s.Load()
+	// The new entry itself is no candidate (its id may share a prefix).
+	entries := all[:0]
+	for _, o := range all {
+		if o.Path != e.Path {
+			entries = append(entries, o)
+		}
+	}
+	for _, key := range e.Supersedes {
+		old, ferr := Find(entries, key)
+		if ferr != nil || old.ID == e.ID {
+			missing = append(missing, key)
+			continue
+		}
+		MarkSuperseded(old, e.ID)
+		if werr := s.Rewrite(old); werr != nil {
+			return done, missing, werr
+		}
+		done = append(done, old)
+	}
+	return done, missing, nil
+}
+
+// MarkSuperseded sets an entry's status to superseded and links the entry
+// that replaces it.
+func MarkSuperseded(old *Entry, by string) {
+	old.Status = StatusSuperseded
+	if !containsString(old.SupersededBy, by) {
+		old.SupersededBy = append(old.SupersededBy, by)
+	}
+}

@@ -208,3 +208,31 @@ func TestRemoteURLAndWorktrees(t *testing.T) {
 		t.Fatalf("path %q", wts[1].Path)
 	}
 }
+
+func TestFilesMatching(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t)
+	write(t, dir, ".gitignore", "*.log\n")
+	write(t, dir, "a.txt", "a")
+	write(t, dir, "dir/b.txt", "b")
+	gitRun(t, dir, "add", ".")
+	gitRun(t, dir, "commit", "-q", "-m", "one")
+	write(t, dir, "new.txt", "untracked")
+	write(t, dir, "x.log", "ignored")
+	write(t, dir, "we[ird].txt", "literal")
+	r, err := git.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got, err := r.FilesMatching(ctx, []string{":(literal)a.txt", ":(literal)new.txt", ":(literal)x.log", ":(literal)gone.txt", ":(literal)we[ird].txt", ":(literal)dir"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, ",") != "a.txt,dir/b.txt,new.txt,we[ird].txt" {
+		t.Errorf("FilesMatching = %q", got)
+	}
+	if got, err := r.FilesMatching(ctx, nil); err != nil || got != nil {
+		t.Errorf("no pathspecs: %q %v", got, err)
+	}
+}

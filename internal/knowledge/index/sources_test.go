@@ -1,0 +1,112 @@
+package index
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kontext-dev/kontext/internal/git"
+)
+
+func TestSplitMarkdown(t *testing.T) {
+	src := "\ufeff---\ntitle: From front matter\n---\nIntro text.\n\n## Usage\n\nrun it\n\n```sh\n## not a section\n```\n\n### Sub heading\n\nmore\n\n## Usage\n\nagain\n\n## Usage-1 ##\n\nthird\n\n## [Linked](http://x) `code` & <b>bold</b>!\n\nx\n\n## 🎉\n"
+	docs := splitMarkdown("docs/a.md", []byte(src), "local")
+	var got []string
+	for _, d := range docs {
+		got = append(got, d.URI+" | "+d.Title+" | "+strings.ReplaceAll(d.Body, "\n", "/"))
+	}
+	want := []string{
+		"file:docs/a.md | From front matter | Intro text.",
+		"file:docs/a.md#usage | From front matter › Usage | run it//```sh/## not a section/```//Sub heading//more",
+		"file:docs/a.md#usage-1 | From front matter › Usage | again",
+		"file:docs/a.md#usage-1-1 | From front matter › Usage-1 | third",
+		"file:docs/a.md#linked-code--bold | From front matter › Linked `code` & bold! | x",
+		"file:docs/a.md#section | From front matter › 🎉 | ",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	docs = splitMarkdown("README.md", []byte("Shop\n====\n\nA shop.\n"), "local")
+	if len(docs) != 1 || docs[0].Title != "Shop" || docs[0].Body != "A shop." || docs[0].URI != "file:README.md" {
+		t.Errorf("setext: %+v", docs)
+	}
+	docs = splitMarkdown("x/NOTES.md", []byte("# Notes\n"), "local")
+	if len(docs) != 1 || docs[0].Title != "Notes" {
+		t.Errorf("a title alone is still a document: %+v", docs)
+	}
+	docs = splitMarkdown("x/y.md", []byte("## Only\n\ntext"), "local")
+	if len(docs) != 1 || docs[0].Title != "x/y.md › Only" {
+		t.Errorf("no preamble, path as title: %+v", docs)
+	}
+}
+
+func TestCommitBody(t *testing.T) {
+	in := "Because the old one was slow.\n\nDecision: 2026-01-02-parser\nCo-authored-by: A <a@x>\nsigned-off-by: B <b@x>"
+	if got := commitBody(in); got != "Because the old one was slow.\n\nDecision: 2026-01-02-parser" {
+		t.Errorf("%q", got)
+	}
+}
+
+func TestDocsGlobs(t *testing.T) {
+	s, err := NewDocsSource(&git.Repo{Dir: t.TempDir()}, DocsOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]bool{
+		"README.md":                        true,
+		"GUIDE.md":                         true,
+		"a/GUIDE.md":                       false,
+		"a/b/README.md":                    true,
+		"pkg/AGENTS.md":                    true,
+		"docs/x/y/z.md":                    true,
+		"docs/x.txt":                       false,
+		"adr/0001-x.md":                    true,
+		"CHANGELOG.md":                     false,
+		"web/node_modules/pkg/README.md":   false,
+		"internal/x/testdata/README.md":    false,
+		".github/ISSUE_TEMPLATE/README.md": false,
+		".ai/README.md":                    false,
+		".ai/decisions/x.md":               false,
+		".env.md":                          false, // .env* is never read (originals.md §1.10)
+	} {
+		if got := s.matches(p); got != want {
+			t.Errorf("%s: %v, want %v", p, got, want)
+		}
+	}
+
+	s, err = NewDocsSource(&git.Repo{Dir: t.TempDir()}, DocsOptions{
+		Include:     []string{"*.txt", "/top/", "notes/**"},
+		Exclude:     []string{},
+		ExcludeDirs: []string{},
+		IsSecret:    func(p string) bool { return strings.Contains(p, "secret") },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]bool{
+		"a/b/c.txt":         true,
+		"top/x/y.md":        true,
+		"sub/top/y.md":      false,
+		"notes/a.md":        true,
+		"notes/secret.md":   false,
+		"README.md":         false,
+		".ai/decisions.txt": true,
+	} {
+		if got := s.matches(p); got != want {
+			t.Errorf("custom %s: %v, want %v", p, got, want)
+		}
+	}
+	if _, err := NewDocsSource(&git.Repo{}, DocsOptions{Include: []string{"docs/[.md"}}); err == nil {
+		t.Error("a malformed glob is accepted")
+	}
+	for _, p := range []string{".env", ".env.local", "certs/server.pem", "id_ed25519", "x/credentials.json"} {
+		if !isSecretFile(p) {
+			t.Errorf("%s is a secret file", p)
+		}
+	}
+	for _, p := range []string{".env.example", "docs/env.md", "README.md"} {
+		if isSecretFile(p) {
+			t.Errorf("%s is not a secret file", p)
+		}
+	}
+}

@@ -20,8 +20,17 @@ import (
 // text; a tool error goes to stderr with exit status 1, a refused call
 // (invalid arguments) with exit status 2.
 func runCall(c *cli.Context, factories []ToolsetFactory, tool string, flags []cli.Flag) error {
+	return runCallWith(c, factories, tool, flags, "", "")
+}
+
+// runCallWith is runCall with one argument given positionally.
+func runCallWith(c *cli.Context, factories []ToolsetFactory, tool string, flags []cli.Flag, argName, argValue string) error {
 	args := map[string]json.RawMessage{}
-	if raw := c.String("args"); raw != "" {
+	if argName != "" && argValue != "" {
+		v, _ := json.Marshal(argValue)
+		args[argName] = v
+	}
+	if raw := c.String("args"); c.IsSet("args") && raw != "" {
 		if err := json.Unmarshal([]byte(raw), &args); err != nil {
 			return cli.Exit("--args must be a JSON object: "+err.Error(), 2)
 		}

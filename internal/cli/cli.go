@@ -39,6 +39,21 @@ type ToolsetFactory struct {
 	Open func(root *fsroot.Root) (ts *mcp.Toolset, attach func(*mcp.Server), err error)
 	// Flags returns the generated CLI flags of one of its tools.
 	Flags func(tool string) []cli.Flag
+	// Verbs are commands that call one of its tools (kontext search …),
+	// with the tool's generated flags.
+	Verbs []Verb
+	// Commands are other commands the toolset brings.
+	Commands []*cli.Command
+}
+
+// Verb is a command that calls a tool: `kontext <Name> [<Arg>] --flags`.
+type Verb struct {
+	Name  string
+	Tool  string
+	Usage string
+	// Arg names the parameter the first positional argument fills
+	// (kontext search "order total"); "" takes none.
+	Arg string
 }
 
 // Main runs the command line and returns the process exit status. Errors are
@@ -89,10 +104,42 @@ func NewApp(toolsets []ToolsetFactory, stdout, stderr io.Writer) *cli.App {
 			},
 		},
 	}
+	for _, f := range toolsets {
+		for _, v := range f.Verbs {
+			app.Commands = append(app.Commands, verbCommand(toolsets, f, v))
+		}
+		app.Commands = append(app.Commands, f.Commands...)
+	}
 	for _, cmd := range app.Commands {
 		cmd.OnUsageError = app.OnUsageError
 	}
 	return app
+}
+
+// verbCommand is a tool as a command of its own.
+func verbCommand(factories []ToolsetFactory, f ToolsetFactory, v Verb) *cli.Command {
+	toolFlags := f.Flags(v.Tool)
+	flags := append(serverFlags(), toolFlags...)
+	usage := v.Usage
+	argsUsage := ""
+	if v.Arg != "" {
+		argsUsage = "[<" + v.Arg + ">]"
+	}
+	return &cli.Command{
+		Name:      v.Name,
+		Usage:     usage,
+		ArgsUsage: argsUsage,
+		Flags:     flags,
+		Action: func(c *cli.Context) error {
+			positional := ""
+			if v.Arg != "" && c.NArg() > 0 {
+				positional = strings.Join(c.Args().Slice(), " ")
+			} else if c.NArg() > 0 {
+				return cli.Exit(fmt.Sprintf("%s takes no arguments, only flags (kontext %s --help)", v.Name, v.Name), 2)
+			}
+			return runCallWith(c, factories, v.Tool, toolFlags, v.Arg, positional)
+		},
+	}
 }
 
 // serverFlags are the flags that choose what a server serves.

@@ -27,6 +27,8 @@ var (
 	repoRoot string
 	// testkitBin is kontext-testkit, built once by TestMain.
 	testkitBin string
+	// kontextBin is the shipped kontext, built once by TestMain.
+	kontextBin string
 	// setupErr is why TestMain could not prepare the suite.
 	setupErr error
 )
@@ -67,6 +69,12 @@ func setup(dir string) error {
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("building kontext-testkit: %v\n%s", err, out)
+	}
+	kontextBin = filepath.Join(dir, "kontext")
+	cmd = exec.Command(goBin, "build", "-o", kontextBin, "./cmd/kontext")
+	cmd.Dir = repoRoot
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("building kontext: %v\n%s", err, out)
 	}
 	return nil
 }

@@ -1,0 +1,278 @@
+package knowledge
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	spec "github.com/kontext-dev/kontext/gen/toolsets/knowledge"
+	"github.com/kontext-dev/kontext/internal/knowledge/glob"
+	"github.com/kontext-dev/kontext/internal/knowledge/local"
+	"github.com/kontext-dev/kontext/internal/knowledge/store"
+	"github.com/kontext-dev/kontext/internal/mcp"
+)
+
+// largeChange is the size past which a change with no knowledge in it gets
+// a nudge to capture what it embodies.
+const largeChange = 12
+
+func (h *Handlers) CtxPrepareCommit(ctx context.Context, in *spec.CtxPrepareCommitInput) (*mcp.ToolResult, error) {
+	o, err := h.svc.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	var written []string
+	var promoted []*store.Entry
+
+	if len(in.Promote) > 0 {
+		done, err := o.state.Promote(ctx, in.Promote...)
+		for _, p := range done {
+			fmt.Fprintf(&b, "Promoted inbox:%s → kx:%s (%s)\n", p.ID, p.Entry.ID, p.Entry.Path)
+			written = append(written, p.Written...)
+			promoted = append(promoted, p.Entry)
+		}
+		if err != nil {
+			fmt.Fprintf(&b, "Not promoted: %v\n", failure(err))
+		}
+	}
+	if len(in.Drop) > 0 {
+		dropped, err := o.state.Drop(ctx, in.Drop...)
+		if len(dropped) > 0 {
+			fmt.Fprintf(&b, "Dropped %s\n", strings.Join(dropped, ", "))
+		}
+		if err != nil {
+			fmt.Fprintf(&b, "Not dropped: %v\n", failure(err))
+		}
+	}
+	entries, _ := o.entries()
+	if len(written) > 0 && o.cfg.Store.IndexFile {
+		if changed, err := o.store.WriteIndex(entries); err == nil && changed {
+			written = append(written, o.store.Dir()+"/README.md")
+		}
+	}
+	if len(written) > 0 {
+		// Exactly what this call wrote: never the user's other changes.
+		if err := o.git.Add(ctx, dedupe(written)...); err != nil {
+			return nil, fmt.Errorf("staging the knowledge files: %w", err)
+		}
+		fmt.Fprintf(&b, "Staged %s\n", strings.Join(dedupe(written), ", "))
+	}
+	if len(in.Promote)+len(in.Drop) > 0 {
+		h.changed()
+	}
+	if b.Len() > 0 {
+		b.WriteString("\n")
+	}
+
+	changed, staged, err := changedPaths(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	b.WriteString("## The change\n")
+	if len(changed) == 0 {
+		b.WriteString("Nothing is staged or modified.\n")
+	} else {
+		stat := []string{"diff", "--stat=100"}
+		if staged {
+			stat = []string{"diff", "--cached", "--stat=100"}
+		} else {
+			b.WriteString("Nothing is staged; the working tree's changes:\n")
+		}
+		out, _ := o.git.Run(ctx, stat...)
+		b.WriteString(clip(strings.TrimRight(string(out), "\n"), 3000, "git diff --stat") + "\n")
+		if !staged {
+			for _, p := range changed {
+				if !trackedChange(ctx, o, p) {
+					b.WriteString(" " + p + " (untracked)\n")
+				}
+			}
+		}
+	}
+
+	b.WriteString("\n## Decisions covering the changed paths\n")
+	covered := coveringAll(entries, changed)
+	if len(covered) == 0 {
+		b.WriteString("None of the store's decisions names these paths.\n")
+	}
+	for _, e := range covered {
+		fmt.Fprintf(&b, "- %s\n", entryLine(e))
+		if d := e.Section("Decision"); d != "" {
+			fmt.Fprintf(&b, "  > %s\n", oneParagraph(d, 400))
+		}
+	}
+
+	cands, _ := o.state.List(ctx)
+	b.WriteString("\n## Inbox\n")
+	b.WriteString(candidatesFor(cands, changed))
+
+	b.WriteString("\n## Checks\n")
+	b.WriteString(checkStaged(ctx, o, entries, changed, staged))
+
+	if len(promoted) > 0 {
+		b.WriteString("\n## Trailers\nAdd to the commit message (the kontext hooks add them when installed):\n")
+		for _, e := range promoted {
+			if t := store.Trailer(e.Kind); t != "" {
+				fmt.Fprintf(&b, "%s: %s\n", t, e.ID)
+			}
+		}
+	}
+	knowledgeInChange := len(promoted) > 0
+	for _, p := range changed {
+		if o.store.IsEntryPath(p) {
+			knowledgeInChange = true
+		}
+	}
+	if len(changed) >= largeChange && !knowledgeInChange {
+		fmt.Fprintf(&b, "\nThis change touches %d files and carries no knowledge. If it embodies a decision, a convention or a lesson, capture it (ctx_capture) and promote it here.\n", len(changed))
+	}
+	return mcp.TextResult(strings.TrimRight(b.String(), "\n")), nil
+}
+
+// changedPaths are the staged paths, or, with nothing staged, the working
+// tree's changed and untracked ones.
+func changedPaths(ctx context.Context, o *opened) ([]string, bool, error) {
+	out, err := o.git.Run(ctx, "diff", "--cached", "--name-only", "-z")
+	if err != nil {
+		return nil, false, err
+	}
+	if paths := splitNUL(out); len(paths) > 0 {
+		return paths, true, nil
+	}
+	out, err = o.git.Run(ctx, "diff", "--name-only", "-z")
+	if err != nil {
+		return nil, false, err
+	}
+	paths := splitNUL(out)
+	untracked, err := o.git.Run(ctx, "ls-files", "-z", "--others", "--exclude-standard")
+	if err == nil {
+		paths = append(paths, splitNUL(untracked)...)
+	}
+	sort.Strings(paths)
+	return dedupe(paths), false, nil
+}
+
+func trackedChange(ctx context.Context, o *opened, p string) bool {
+	_, err := o.git.Run(ctx, "ls-files", "--error-unmatch", "--", p)
+	return err == nil
+}
+
+func splitNUL(b []byte) []string {
+	var out []string
+	for _, s := range strings.Split(string(b), "\x00") {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// coveringAll are the active decisions whose paths cover any changed path.
+func coveringAll(entries []*store.Entry, changed []string) []*store.Entry {
+	seen := map[string]bool{}
+	var out []*store.Entry
+	for _, p := range changed {
+		for _, e := range covering(entries, p) {
+			if e.Kind == "decision" && e.IsActive() && !seen[e.ID] {
+				seen[e.ID] = true
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
+// candidatesFor lists the inbox: candidates touching the changed files
+// first, then this worktree's others, then other worktrees'.
+func candidatesFor(cands []*local.Candidate, changed []string) string {
+	touches := func(c *local.Candidate) bool {
+		for _, pat := range c.Paths {
+			for _, p := range changed {
+				if glob.Match(pat, p) || strings.HasPrefix(p, strings.TrimSuffix(pat, "/")+"/") {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	var first, here, elsewhere []*local.Candidate
+	for _, c := range cands {
+		if c.Private() {
+			continue
+		}
+		switch {
+		case touches(c):
+			first = append(first, c)
+		case c.Here:
+			here = append(here, c)
+		default:
+			elsewhere = append(elsewhere, c)
+		}
+	}
+	if len(first)+len(here)+len(elsewhere) == 0 {
+		return "No team candidates. If this change embodies a decision, a convention or a lesson, capture it (ctx_capture) and promote it here.\n"
+	}
+	var b strings.Builder
+	write := func(title string, list []*local.Candidate) {
+		if len(list) == 0 {
+			return
+		}
+		b.WriteString(title + "\n")
+		for _, c := range list {
+			b.WriteString(candidateText(c, false) + "\n")
+		}
+	}
+	write("Touching the changed files (promote what holds: ctx_prepare_commit promote: [ids]):", first)
+	write("Other candidates from this worktree:", here)
+	write("From other worktrees (promote them from there):", elsewhere)
+	return b.String()
+}
+
+// checkStaged validates the knowledge files in the change and scans them
+// for secrets, reading what is staged when something is.
+func checkStaged(ctx context.Context, o *opened, entries []*store.Entry, changed []string, staged bool) string {
+	var files []*store.Entry
+	for _, p := range changed {
+		if !o.store.IsEntryPath(p) {
+			continue
+		}
+		var data []byte
+		var err error
+		if staged {
+			data, err = o.git.Run(ctx, "show", ":"+p)
+		} else {
+			data, err = o.root.ReadFile(p)
+		}
+		if err != nil {
+			continue // deleted
+		}
+		kind, _ := o.store.KindOf(p)
+		files = append(files, store.Parse(p, data, kind))
+	}
+	if len(files) == 0 {
+		return "No knowledge files in the change.\n"
+	}
+	problems := store.Validate(files, store.CheckOptions{
+		All:          entries,
+		KnownKind:    func(k string) bool { _, ok := o.cfg.Kind(k); return ok },
+		MaxBodyLines: o.cfg.Store.MaxBodyLines,
+		Scanner:      o.scan,
+		NoSecrets:    o.cfg.Secrets.Scan == "off",
+	})
+	if len(problems) == 0 {
+		return fmt.Sprintf("%d knowledge file(s) valid; no secrets found.\n", len(files))
+	}
+	var b strings.Builder
+	errs := 0
+	for _, p := range problems {
+		if p.Level == store.Error {
+			errs++
+		}
+		fmt.Fprintf(&b, "- %s\n", p.String())
+	}
+	if errs > 0 {
+		fmt.Fprintf(&b, "%d error(s) will block the commit (the pre-commit hook runs the same checks).\n", errs)
+	}
+	return b.String()
+}

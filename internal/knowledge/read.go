@@ -1,0 +1,205 @@
+package knowledge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"unicode/utf8"
+
+	spec "github.com/kontext-dev/kontext/gen/toolsets/knowledge"
+	"github.com/kontext-dev/kontext/internal/knowledge/index"
+	"github.com/kontext-dev/kontext/internal/knowledge/secrets"
+	"github.com/kontext-dev/kontext/internal/knowledge/store"
+	"github.com/kontext-dev/kontext/internal/mcp"
+)
+
+// Read levels and the sizes they are held to.
+const (
+	levelLine     = 0
+	levelOverview = 1
+	levelWhole    = 2
+	overviewChars = 4000
+	wholeChars    = 80000
+)
+
+func (h *Handlers) CtxRead(ctx context.Context, in *spec.CtxReadInput) (*mcp.ToolResult, error) {
+	o, err := h.svc.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	text, err := readURI(ctx, o, strings.TrimSpace(in.URI), int(in.Level))
+	if err != nil {
+		return nil, err
+	}
+	return mcp.TextResult(text), nil
+}
+
+// readURI reads what a URI names at a level.
+func readURI(ctx context.Context, o *opened, uri string, level int) (string, error) {
+	scheme, rest, hasScheme := strings.Cut(uri, ":")
+	if !hasScheme || len(scheme) == 1 { // a plain path (or a Windows drive letter)
+		return readFile(o, uri, "", level)
+	}
+	switch scheme {
+	case "kx":
+		entries, err := o.entries()
+		if err != nil && len(entries) == 0 {
+			return "", err
+		}
+		e, err := store.Find(entries, rest)
+		if err != nil {
+			return "", fmt.Errorf("%v (ctx_search or ctx_log list the entries)", err)
+		}
+		return entryText(e, level), nil
+	case "inbox":
+		c, err := o.state.Show(ctx, rest)
+		if err != nil {
+			return "", failure(err)
+		}
+		return entryText(c.Entry, level), nil
+	case "file":
+		path, section, _ := strings.Cut(rest, "#")
+		return readFile(o, path, section, level)
+	case "git":
+		return readCommit(ctx, o, rest, level)
+	}
+	return "", fmt.Errorf("no source reads %s: URIs (kx:, file:, git: and inbox: are local; no adapter is configured)", scheme)
+}
+
+// entryText is an entry at a level: one line, the overview, or the file.
+func entryText(e *store.Entry, level int) string {
+	meta := []string{e.Kind}
+	for _, s := range []string{e.Status, e.Date} {
+		if s != "" {
+			meta = append(meta, s)
+		}
+	}
+	line := fmt.Sprintf("%s [%s] %s", e.ID, strings.Join(meta, " · "), e.Title)
+	if s := e.SummaryText(200); s != "" {
+		line += " — " + s
+	}
+	switch level {
+	case levelLine:
+		return line
+	case levelOverview:
+		var b strings.Builder
+		b.WriteString(line + "\n")
+		if len(e.Paths) > 0 {
+			b.WriteString("Paths: " + strings.Join(e.Paths, ", ") + "\n")
+		}
+		if len(e.Supersedes) > 0 {
+			b.WriteString("Supersedes: " + strings.Join(e.Supersedes, ", ") + "\n")
+		}
+		if len(e.SupersededBy) > 0 {
+			b.WriteString("Superseded by: " + strings.Join(e.SupersededBy, ", ") + "\n")
+		}
+		b.WriteString("\n" + strings.TrimSpace(e.Body))
+		return clip(b.String(), overviewChars, "ctx_read level 2 for the whole entry")
+	}
+	return clip(string(store.Marshal(e)), wholeChars, "the entry is longer than a read returns")
+}
+
+// readFile reads a file under the root, or one section of a Markdown file.
+func readFile(o *opened, path, section string, level int) (string, error) {
+	rel, err := o.root.Rel(path)
+	if err != nil {
+		return "", err
+	}
+	if secrets.IsSecretFile(rel) {
+		return "", fmt.Errorf("%s may hold secrets: kontext never reads it", rel)
+	}
+	data, err := o.root.ReadFile(rel)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("no file %s in the repository", rel)
+		}
+		return "", err
+	}
+	if !utf8.Valid(data) {
+		return "", fmt.Errorf("%s is not text", rel)
+	}
+	text := string(data)
+	title := rel
+	if strings.HasSuffix(strings.ToLower(rel), ".md") {
+		docs := index.SplitMarkdown(rel, data)
+		want := "file:" + rel
+		if section != "" {
+			want += "#" + section
+		}
+		found := false
+		for _, d := range docs {
+			if d.URI == want {
+				text, title, found = d.Body, d.Title, true
+				break
+			}
+		}
+		if section != "" && !found {
+			var names []string
+			for _, d := range docs {
+				if _, s, ok := strings.Cut(d.URI, "#"); ok {
+					names = append(names, s)
+				}
+			}
+			return "", fmt.Errorf("%s has no section %q (its sections: %s)", rel, section, strings.Join(names, ", "))
+		}
+		if section == "" {
+			text = string(data)
+		}
+	} else if section != "" {
+		return "", fmt.Errorf("%s is not Markdown: it has no sections", rel)
+	}
+	switch level {
+	case levelLine:
+		return title + " — " + firstLine(text), nil
+	case levelOverview:
+		return clip(title+"\n\n"+strings.TrimSpace(text), overviewChars, "ctx_read level 2 for the whole text"), nil
+	}
+	return clip(text, wholeChars, "the file is longer than a read returns"), nil
+}
+
+// readCommit reads a commit: its subject, its message and stat, or its diff.
+func readCommit(ctx context.Context, o *opened, rev string, level int) (string, error) {
+	sha, err := o.git.ResolveCommit(ctx, rev)
+	if err != nil {
+		return "", fmt.Errorf("no commit %q in this repository", rev)
+	}
+	switch level {
+	case levelLine:
+		out, err := o.git.Run(ctx, "show", "-s", "--format=%h %s (%an, %as)", sha)
+		return strings.TrimSpace(string(out)), err
+	case levelOverview:
+		out, err := o.git.Run(ctx, "show", "--stat=120", "--format=commit %H%nAuthor: %an <%ae>%nDate:   %aI%n%n%B", sha)
+		return clip(strings.TrimSpace(string(out)), overviewChars, "ctx_read level 2 for the diff"), err
+	}
+	out, err := o.git.Run(ctx, "show", "--format=commit %H%nAuthor: %an <%ae>%nDate:   %aI%n%n%B", "--patch", sha)
+	return clip(string(out), wholeChars, "the diff is longer than a read returns"), err
+}
+
+// clip cuts text to max characters at a line end, and says so.
+func clip(text string, max int, hint string) string {
+	if len(text) <= max {
+		return text
+	}
+	cut := strings.LastIndexByte(text[:max], '\n')
+	if cut < max/2 {
+		cut = max
+	}
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	return text[:cut] + fmt.Sprintf("\n… (%d more characters: %s)", len(text)-cut, hint)
+}
+
+func firstLine(text string) string {
+	for _, line := range strings.Split(text, "\n") {
+		if line = strings.TrimSpace(strings.TrimLeft(line, "#")); line != "" {
+			if len(line) > 200 {
+				line = line[:200] + "…"
+			}
+			return line
+		}
+	}
+	return ""
+}

@@ -1,0 +1,185 @@
+// Package knowledge is the knowledge toolset: the team's curated
+// decisions, conventions, learnings and incidents in .ai/, captured through
+// a local inbox and promoted into git with the commit (seeds/004). The
+// store, configuration, secrets, local state and search index live in its
+// subpackages; this package answers the tools, prompts and resources.
+package knowledge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/kontext-dev/kontext/internal/fsroot"
+	"github.com/kontext-dev/kontext/internal/git"
+	"github.com/kontext-dev/kontext/internal/knowledge/config"
+	"github.com/kontext-dev/kontext/internal/knowledge/index"
+	"github.com/kontext-dev/kontext/internal/knowledge/local"
+	"github.com/kontext-dev/kontext/internal/knowledge/secrets"
+	"github.com/kontext-dev/kontext/internal/knowledge/store"
+)
+
+// Service is the team knowledge of one repository. It opens lazily, so the
+// server starts anywhere, and reopens when a configuration file changes.
+type Service struct {
+	dir    string // the server's root
+	getenv func(string) string
+
+	mu   sync.Mutex
+	repo *opened
+}
+
+// opened is the repository state a configuration was loaded for.
+type opened struct {
+	git    *git.Repo
+	root   *fsroot.Root // the work tree's top level
+	cfg    *config.Config
+	stamp  string // the configuration files' sizes and times
+	store  *store.Store
+	state  *local.State
+	search *index.Index // opened on first use
+	scan   *secrets.Scanner
+}
+
+// NewService returns the knowledge of the repository that contains dir.
+func NewService(dir string) *Service {
+	return &Service{dir: dir, getenv: os.Getenv}
+}
+
+// errNotRepository tells the agent what to do outside a git repository.
+var errNotRepository = errors.New("kontext works inside a git repository: start the server in one (kontext mcp --root <repository>)")
+
+// open returns the repository state, reloading it when its configuration
+// changed since it was loaded.
+func (s *Service) open(ctx context.Context) (*opened, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.repo != nil && s.repo.stamp == configStamp(s.repo.cfg) {
+		return s.repo, nil
+	}
+	repo, err := git.Open(ctx, s.dir)
+	if errors.Is(err, git.ErrNotRepository) {
+		return nil, errNotRepository
+	}
+	if err != nil {
+		return nil, err
+	}
+	root, err := fsroot.Open(repo.Dir)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := config.Load(ctx, repo, config.Options{Getenv: s.getenv})
+	if err != nil {
+		return nil, fmt.Errorf("the kontext configuration is invalid: %w", err)
+	}
+	state, err := local.Open(ctx, repo, cfg)
+	if err != nil {
+		return nil, err
+	}
+	scan, err := secrets.New(cfg.Secrets.Allow, cfg.Secrets.Redact)
+	if err != nil {
+		return nil, fmt.Errorf("secrets configuration: %w", err)
+	}
+	if s.repo != nil && s.repo.search != nil {
+		s.repo.search.Close()
+	}
+	s.repo = &opened{git: repo, root: root, cfg: cfg, stamp: configStamp(cfg), store: state.Store, state: state, scan: scan}
+	return s.repo, nil
+}
+
+// configStamp summarises the configuration files, so a change to any of
+// them (or one appearing) is noticed on the next call.
+func configStamp(cfg *config.Config) string {
+	var b strings.Builder
+	for _, l := range cfg.Layers {
+		if info, err := os.Stat(l.Path); err == nil {
+			fmt.Fprintf(&b, "%s:%d:%d;", l.Path, info.Size(), info.ModTime().UnixNano())
+		} else {
+			fmt.Fprintf(&b, "%s:-;", l.Path)
+		}
+	}
+	return b.String()
+}
+
+// searchIndex opens the search index of this worktree on first use.
+func (o *opened) searchIndex(ctx context.Context) (*index.Index, error) {
+	if o.search != nil {
+		return o.search, nil
+	}
+	docs, err := index.NewDocsSource(o.git, index.DocsOptions{
+		Include:     o.cfg.Sources.Include,
+		Exclude:     o.cfg.Sources.Exclude,
+		ExcludeDirs: o.storeDirs(),
+		MaxBytes:    o.cfg.Sources.MaxBytes,
+		IsSecret:    secrets.IsSecretFile,
+	})
+	if err != nil {
+		return nil, err
+	}
+	sources := []index.Source{&entrySource{o: o}, &privateSource{o: o}, docs}
+	if o.cfg.Index.Commits {
+		sources = append(sources, index.NewCommitsSource(o.git, index.CommitsOptions{Max: o.cfg.Index.MaxCommits}))
+	}
+	dir := filepath.Join(o.state.Dir, "worktrees", o.state.Worktree, "index")
+	ix, err := index.Open(ctx, index.Options{Dir: dir, Sources: sources, MinInterval: -1})
+	if err != nil {
+		return nil, err
+	}
+	o.search = ix
+	return ix, nil
+}
+
+// storeDirs are the directories that hold entries (the store and any kind
+// configured elsewhere, such as docs/adr).
+func (o *opened) storeDirs() []string {
+	dirs := []string{o.store.Dir()}
+	for _, k := range o.cfg.Kinds() {
+		if k.Path != "" {
+			dirs = append(dirs, k.Path)
+		}
+	}
+	return dirs
+}
+
+// entries loads the store (an empty list without one).
+func (o *opened) entries() ([]*store.Entry, error) {
+	if !o.store.Exists() {
+		return nil, nil
+	}
+	return o.store.Load()
+}
+
+// Close releases the index.
+func (s *Service) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.repo != nil && s.repo.search != nil {
+		return s.repo.search.Close()
+	}
+	return nil
+}
+
+// Settings renders the effective configuration of the repository at dir
+// (or the root the environment names) with the layer and file of each value.
+func Settings(ctx context.Context, dir string) (string, error) {
+	choice, err := fsroot.Choose(dir, os.Getenv)
+	if err != nil {
+		return "", err
+	}
+	repo, err := git.Open(ctx, choice.Dir)
+	if errors.Is(err, git.ErrNotRepository) {
+		return "", errNotRepository
+	}
+	if err != nil {
+		return "", err
+	}
+	cfg, err := config.Load(ctx, repo, config.Options{})
+	if err != nil {
+		return "", err
+	}
+	return cfg.Explain(), nil
+}

@@ -1,0 +1,160 @@
+package knowledge
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/kontext-dev/kontext/internal/knowledge/index"
+	"github.com/kontext-dev/kontext/internal/knowledge/local"
+	"github.com/kontext-dev/kontext/internal/knowledge/store"
+)
+
+// entrySource feeds the store's entries to the search index as kx:<id>.
+type entrySource struct{ o *opened }
+
+func (s *entrySource) Name() string { return "entries" }
+
+// files lists the entry files with their versions (size and time), which is
+// all a "did anything change" check needs.
+func (s *entrySource) files() []index.Item {
+	var items []index.Item
+	for _, dir := range s.o.storeDirs() {
+		abs, err := s.o.root.Path(dir)
+		if err != nil {
+			continue
+		}
+		_ = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if d.IsDir() {
+				if p != abs && strings.HasPrefix(d.Name(), ".") {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			rel, err := filepath.Rel(s.o.root.Dir(), p)
+			if err != nil {
+				return nil
+			}
+			rel = filepath.ToSlash(rel)
+			if !s.o.store.IsEntryPath(rel) {
+				return nil
+			}
+			info, err := d.Info()
+			if err != nil {
+				return nil
+			}
+			items = append(items, index.Item{Key: rel, Version: index.FileVersion(info)})
+			return nil
+		})
+	}
+	sort.Slice(items, func(i, j int) bool { return items[i].Key < items[j].Key })
+	return items
+}
+
+func (s *entrySource) Fingerprint(context.Context) (string, error) {
+	return fingerprint(s.files()), nil
+}
+
+func (s *entrySource) List(context.Context) ([]index.Item, error) { return s.files(), nil }
+
+func (s *entrySource) Load(ctx context.Context, items []index.Item, emit func(index.Item, []index.Doc) error) error {
+	for _, it := range items {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		data, err := s.o.root.ReadFile(it.Key)
+		if err != nil {
+			continue // gone since List: retried on the next refresh
+		}
+		kind, _ := s.o.store.KindOf(it.Key)
+		if err := emit(it, []index.Doc{entryDoc(store.Parse(it.Key, data, kind), "kx:")}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// entryDoc is an entry as the index sees it.
+func entryDoc(e *store.Entry, scheme string) index.Doc {
+	body := e.Body
+	if e.Summary != "" {
+		body = e.Summary + "\n\n" + body
+	}
+	return index.Doc{
+		URI:    scheme + e.ID,
+		Kind:   e.Kind,
+		Source: "local",
+		Title:  e.Title,
+		Body:   body,
+		Status: e.Status,
+		Date:   e.Date,
+		Paths:  e.Paths,
+		Tags:   e.Tags,
+	}
+}
+
+// privateSource feeds private inbox captures (they never reach the team's
+// store) to the index as inbox:<id>, so this clone can still find them.
+type privateSource struct{ o *opened }
+
+func (s *privateSource) Name() string { return "private" }
+
+func (s *privateSource) files() []index.Item {
+	entries, err := os.ReadDir(s.o.state.InboxDir())
+	if err != nil {
+		return nil
+	}
+	var items []index.Item
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		items = append(items, index.Item{Key: e.Name(), Version: index.FileVersion(info)})
+	}
+	return items
+}
+
+func (s *privateSource) Fingerprint(context.Context) (string, error) {
+	return fingerprint(s.files()), nil
+}
+
+func (s *privateSource) List(context.Context) ([]index.Item, error) { return s.files(), nil }
+
+func (s *privateSource) Load(ctx context.Context, items []index.Item, emit func(index.Item, []index.Doc) error) error {
+	for _, it := range items {
+		c, err := s.o.state.Show(ctx, strings.TrimSuffix(it.Key, ".md"))
+		if err != nil {
+			continue
+		}
+		var docs []index.Doc
+		if c.Visibility == local.Private {
+			d := entryDoc(c.Entry, "inbox:")
+			d.Status = "private"
+			docs = append(docs, d)
+		}
+		if err := emit(it, docs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func fingerprint(items []index.Item) string {
+	h := sha256.New()
+	for _, it := range items {
+		h.Write([]byte(it.Key + "\x00" + it.Version + "\n"))
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12])
+}

@@ -1,0 +1,383 @@
+package knowledge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	spec "github.com/kontext-dev/kontext/gen/toolsets/knowledge"
+	"github.com/kontext-dev/kontext/internal/git"
+	"github.com/kontext-dev/kontext/internal/knowledge/glob"
+	"github.com/kontext-dev/kontext/internal/knowledge/store"
+	"github.com/kontext-dev/kontext/internal/mcp"
+)
+
+// whyHistory is how many recent commits touching a path are weighed.
+const whyHistory = 60
+
+var (
+	lineTargetRE = regexp.MustCompile(`^(.+):(\d+)(?:-(\d+))?$`)
+	shaRE        = regexp.MustCompile(`^[0-9a-fA-F]{7,40}$`)
+	symbolRE     = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$.]*$`)
+)
+
+func (h *Handlers) CtxWhy(ctx context.Context, in *spec.CtxWhyInput) (*mcp.ToolResult, error) {
+	o, err := h.svc.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	target := strings.TrimSpace(in.Target)
+	w := &why{o: o, limit: in.Limit}
+	switch {
+	case w.isPath(target):
+		return w.path(ctx, target, 0, 0)
+	case lineTargetRE.MatchString(target) && w.isPath(lineTargetRE.FindStringSubmatch(target)[1]):
+		m := lineTargetRE.FindStringSubmatch(target)
+		start, _ := strconv.Atoi(m[2])
+		end := start
+		if m[3] != "" {
+			end, _ = strconv.Atoi(m[3])
+		}
+		if start < 1 || end < start {
+			return nil, fmt.Errorf("%s: lines are numbered from 1 and a range goes forward (path:start-end)", target)
+		}
+		return w.path(ctx, m[1], start, end)
+	case shaRE.MatchString(target):
+		if sha, err := o.git.ResolveCommit(ctx, target); err == nil {
+			return w.commit(ctx, sha)
+		}
+	}
+	if symbolRE.MatchString(target) {
+		return w.symbol(ctx, target)
+	}
+	return nil, fmt.Errorf("%q is not a path in the repository, a path:line, a commit or a symbol", target)
+}
+
+type why struct {
+	o     *opened
+	limit int
+}
+
+func (w *why) isPath(p string) bool {
+	abs, err := w.o.root.Path(p)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(abs)
+	return err == nil
+}
+
+// path explains a file or directory, or lines of a file (start > 0).
+func (w *why) path(ctx context.Context, target string, start, end int) (*mcp.ToolResult, error) {
+	rel, err := w.o.root.Rel(target)
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	title := rel
+	if start > 0 {
+		title = fmt.Sprintf("%s:%d", rel, start)
+		if end > start {
+			title += fmt.Sprintf("-%d", end)
+		}
+	}
+	fmt.Fprintf(&b, "# Why %s\n", title)
+
+	entries, _ := w.o.entries()
+	w.knowledgeSection(&b, covering(entries, rel))
+
+	var commits []git.Commit
+	if start > 0 {
+		commits, err = w.blamed(ctx, rel, start, end, &b)
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		commits, err = w.o.git.Log(ctx, git.LogOptions{MaxCount: whyHistory, NoMerges: true, Paths: []string{rel}})
+		if err != nil {
+			return nil, err
+		}
+	}
+	w.commitsSection(&b, commits)
+	return mcp.TextResult(strings.TrimRight(b.String(), "\n")), nil
+}
+
+// blamed returns the commits that last changed the lines, and shows them.
+func (w *why) blamed(ctx context.Context, rel string, start, end int, b *strings.Builder) ([]git.Commit, error) {
+	if end-start > 500 {
+		end = start + 500
+	}
+	lines, err := w.o.git.Blame(ctx, "", rel, start, end)
+	if err != nil {
+		return nil, fmt.Errorf("git blame %s:%d-%d: %w (is the file committed, and that long?)", rel, start, end, err)
+	}
+	b.WriteString("\n## Lines\n")
+	seen := map[string]bool{}
+	var shas []string
+	for i, l := range lines {
+		if i < w.limit {
+			fmt.Fprintf(b, "%d  %s  %s\n", l.Line, short(l.SHA), strings.TrimRight(l.Text, " \t"))
+		}
+		if !seen[l.SHA] && !strings.HasPrefix(l.SHA, "0000000") {
+			seen[l.SHA] = true
+			shas = append(shas, l.SHA)
+		}
+	}
+	if len(lines) > w.limit {
+		fmt.Fprintf(b, "(+%d more lines)\n", len(lines)-w.limit)
+	}
+	var commits []git.Commit
+	for _, sha := range shas {
+		cs, err := w.o.git.Log(ctx, git.LogOptions{Rev: sha, MaxCount: 1})
+		if err == nil && len(cs) == 1 {
+			commits = append(commits, cs[0])
+		}
+	}
+	if len(shas) == 0 {
+		b.WriteString("(these lines are not committed yet)\n")
+	}
+	return commits, nil
+}
+
+// covering returns the entries whose paths cover rel (a file, or any file
+// under a directory), active decisions first.
+func covering(entries []*store.Entry, rel string) []*store.Entry {
+	var out []*store.Entry
+	for _, e := range entries {
+		for _, p := range e.Paths {
+			if glob.Match(p, rel) || strings.HasPrefix(strings.TrimSuffix(p, "/**"), rel+"/") || strings.HasPrefix(rel, strings.TrimSuffix(strings.TrimSuffix(p, "/**"), "/")+"/") {
+				out = append(out, e)
+				break
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return rankEntry(out[i]) < rankEntry(out[j]) })
+	return out
+}
+
+// rankEntry orders knowledge: active decisions, then conventions,
+// learnings, incidents, then what is no longer active.
+func rankEntry(e *store.Entry) int {
+	r := map[string]int{"decision": 0, "convention": 1, "learning": 2, "incident": 3}[e.Kind]
+	if r == 0 && e.Kind != "decision" {
+		r = 4
+	}
+	if !e.IsActive() {
+		r += 10
+	}
+	return r
+}
+
+func (w *why) knowledgeSection(b *strings.Builder, entries []*store.Entry) {
+	b.WriteString("\n## Team knowledge\n")
+	if len(entries) == 0 {
+		b.WriteString("No entry of the store names these paths. (ctx_search finds entries by topic.)\n")
+		return
+	}
+	for i, e := range entries {
+		if i == w.limit {
+			fmt.Fprintf(b, "(+%d more)\n", len(entries)-i)
+			break
+		}
+		fmt.Fprintf(b, "- %s\n", entryLine(e))
+		if d := e.Section("Decision"); d != "" && e.Kind == "decision" && e.IsActive() {
+			fmt.Fprintf(b, "  > %s\n", oneParagraph(d, 300))
+		}
+	}
+}
+
+// entryLine is an entry on one line, as briefs and why show it.
+func entryLine(e *store.Entry) string {
+	meta := []string{e.Kind}
+	for _, s := range []string{e.Status, e.Date} {
+		if s != "" {
+			meta = append(meta, s)
+		}
+	}
+	line := fmt.Sprintf("[%s] kx:%s %s", strings.Join(meta, " · "), e.ID, e.Title)
+	if s := e.SummaryText(160); s != "" && s != e.Title {
+		line += " — " + s
+	}
+	return line
+}
+
+func (w *why) commitsSection(b *strings.Builder, commits []git.Commit) {
+	b.WriteString("\n## Commits that explain it\n")
+	if len(commits) == 0 {
+		b.WriteString("No commit touches it yet.\n")
+		return
+	}
+	ranked := rankCommits(commits)
+	shown := map[string]bool{}
+	n := 0
+	for _, r := range ranked {
+		if n == w.limit || r.score <= 0 && n >= 3 {
+			break
+		}
+		shown[r.c.SHA] = true
+		n++
+		b.WriteString(commitLine(r.c, r.reasons))
+	}
+	// The latest changes matter whatever their wording.
+	latest := 0
+	for i := range commits {
+		if latest == 3 {
+			break
+		}
+		if !shown[commits[i].SHA] {
+			if latest == 0 {
+				b.WriteString("Latest changes:\n")
+			}
+			latest++
+			b.WriteString(commitLine(commits[i], nil))
+		}
+	}
+}
+
+func commitLine(c git.Commit, reasons []string) string {
+	line := fmt.Sprintf("- git:%s %s %s: %s", short(c.SHA), c.AuthorTime.Format("2006-01-02"), c.AuthorName, c.Subject)
+	if len(reasons) > 0 {
+		line += " [" + strings.Join(reasons, ", ") + "]"
+	}
+	line += "\n"
+	if body := oneParagraph(c.Body, 240); body != "" {
+		line += "  " + body + "\n"
+	}
+	return line
+}
+
+func (w *why) commit(ctx context.Context, sha string) (*mcp.ToolResult, error) {
+	cs, err := w.o.git.Log(ctx, git.LogOptions{Rev: sha, MaxCount: 1, Files: true})
+	if err != nil || len(cs) != 1 {
+		return nil, fmt.Errorf("cannot read commit %s: %v", sha, err)
+	}
+	c := cs[0]
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Why git:%s\n\n%s (%s, %s)\n", short(c.SHA), c.Subject, c.AuthorName, c.AuthorTime.Format("2006-01-02"))
+	if c.Body != "" {
+		b.WriteString("\n" + clip(c.Body, 2000, "ctx_read git:"+short(c.SHA)) + "\n")
+	}
+	if _, reasons := decisionScore(c); len(reasons) > 0 {
+		b.WriteString("\nDecision signals: " + strings.Join(reasons, ", ") + "\n")
+	}
+	var files []string
+	for _, f := range c.Files {
+		files = append(files, string(f.Status)+" "+f.Path)
+	}
+	b.WriteString("\n## Files\n")
+	for i, f := range files {
+		if i == w.limit {
+			fmt.Fprintf(&b, "(+%d more)\n", len(files)-i)
+			break
+		}
+		b.WriteString("- " + f + "\n")
+	}
+	entries, _ := w.o.entries()
+	var related []*store.Entry
+	seen := map[string]bool{}
+	for _, e := range entries {
+		for _, cm := range e.Commits {
+			if strings.HasPrefix(c.SHA, cm) && len(cm) >= 7 && !seen[e.ID] {
+				seen[e.ID] = true
+				related = append(related, e)
+			}
+		}
+		if strings.Contains(c.Body, e.ID) && !seen[e.ID] {
+			seen[e.ID] = true // named by a trailer or in the message
+			related = append(related, e)
+		}
+	}
+	for _, f := range c.Files {
+		for _, e := range covering(entries, f.Path) {
+			if !seen[e.ID] {
+				seen[e.ID] = true
+				related = append(related, e)
+			}
+		}
+	}
+	w.knowledgeSection(&b, related)
+	return mcp.TextResult(strings.TrimRight(b.String(), "\n")), nil
+}
+
+// definitionRE recognises a line that declares a symbol in common languages.
+func definitionRE(symbol string) *regexp.Regexp {
+	s := regexp.QuoteMeta(symbol)
+	return regexp.MustCompile(`(?:\b(?:func|type|class|interface|struct|enum|trait|def|fn|const|let|var|module|object|impl)\s+(?:\([^)]*\)\s*)?` + s + `\b)|(?:^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\s*\*?\s*)?` + s + `\s*[=:(])`)
+}
+
+// symbol finds where a symbol is defined and explains those lines.
+func (w *why) symbol(ctx context.Context, symbol string) (*mcp.ToolResult, error) {
+	out, err := w.o.git.Run(ctx, "grep", "-n", "-I", "-w", "--untracked", "-e", symbol, "--", ".")
+	if err != nil && len(out) == 0 {
+		return nil, fmt.Errorf("%q is not a path, a line, a commit, or a symbol that appears in the repository", symbol)
+	}
+	def := definitionRE(symbol)
+	type hit struct {
+		path string
+		line int
+		text string
+	}
+	var defs, uses []hit
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		parts := strings.SplitN(l, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		n, _ := strconv.Atoi(parts[1])
+		h := hit{parts[0], n, strings.TrimSpace(parts[2])}
+		if def.MatchString(parts[2]) {
+			defs = append(defs, h)
+		} else {
+			uses = append(uses, h)
+		}
+	}
+	if len(defs) == 0 {
+		if len(uses) == 0 {
+			return nil, fmt.Errorf("%q does not appear in the repository", symbol)
+		}
+		defs = uses[:1]
+	}
+	first := defs[0]
+	res, err := w.path(ctx, first.path, first.line, first.line)
+	if err != nil {
+		return nil, err
+	}
+	var note strings.Builder
+	fmt.Fprintf(&note, "%s is defined at %s:%d: %s\n", symbol, first.path, first.line, first.text)
+	if len(defs) > 1 {
+		var others []string
+		for _, d := range defs[1:min(len(defs), 6)] {
+			others = append(others, fmt.Sprintf("%s:%d", d.path, d.line))
+		}
+		fmt.Fprintf(&note, "Also defined at %s.\n", strings.Join(others, ", "))
+	}
+	fmt.Fprintf(&note, "%d other line(s) mention it.\n\n", len(uses))
+	res.Content = append([]json.RawMessage{mcp.TextBlock(note.String())}, res.Content...)
+	return res, nil
+}
+
+func short(sha string) string {
+	if len(sha) > 8 {
+		return sha[:8]
+	}
+	return sha
+}
+
+// oneParagraph is the first paragraph of text on one line, clipped.
+func oneParagraph(text string, max int) string {
+	para, _, _ := strings.Cut(strings.TrimSpace(text), "\n\n")
+	para = strings.Join(strings.Fields(para), " ")
+	if len(para) > max {
+		cut := strings.LastIndexByte(para[:max], ' ')
+		if cut < max/2 {
+			cut = max
+		}
+		para = para[:cut] + "…"
+	}
+	return para
+}

@@ -1,0 +1,435 @@
+package scan
+
+import (
+	"context"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/kontext-dev/kontext/internal/repo/model"
+)
+
+// index is the in-memory view every later stage works from: no stage
+// after parsing touches the file system, which is what lets Update
+// recompute everything but the changed files cheaply.
+type index struct {
+	opts      Options
+	files     []model.File // sorted by path
+	byPath    map[string]int
+	dirs      map[string]bool // every directory holding a file, and their ancestors ("" is the root)
+	goDirs    map[string]bool // directories that are Go packages
+	configs   map[string][]byte
+	manifests []*manifestInfo
+}
+
+func (ix *index) exists(p string) bool { _, ok := ix.byPath[p]; return ok }
+
+// assemble turns parsed files into the graph: manifests, workspaces,
+// modules, resolved imports, module dependencies, externals and summary.
+func assemble(ctx context.Context, root, head string, files []model.File, configs map[string][]byte, opts Options) (*model.Graph, error) {
+	if !sort.SliceIsSorted(files, func(i, j int) bool { return files[i].Path < files[j].Path }) {
+		sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	}
+	ix := &index{
+		opts:    opts,
+		files:   files,
+		byPath:  make(map[string]int, len(files)),
+		dirs:    map[string]bool{"": true},
+		goDirs:  map[string]bool{},
+		configs: configs,
+	}
+	for i := range files {
+		f := &files[i]
+		ix.byPath[f.Path] = i
+		for d := dirOf(f.Path); !ix.dirs[d]; d = dirOf(d) {
+			ix.dirs[d] = true
+		}
+		if f.Language == "Go" && strings.HasSuffix(f.Path, ".go") && goPackageDir(dirOf(f.Path)) {
+			ix.goDirs[dirOf(f.Path)] = true
+		}
+		// Resolution is recomputed from the specs alone.
+		if len(f.Imports) > 0 {
+			imps := make([]model.Import, len(f.Imports))
+			for k, imp := range f.Imports {
+				imps[k] = model.Import{Spec: imp.Spec, Line: imp.Line}
+			}
+			f.Imports = imps
+		}
+		f.Module = ""
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	paths := make([]string, 0, len(configs))
+	for p := range configs {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		if f := &files[ix.byPath[p]]; f.Vendored && path.Base(p) != "modules.txt" {
+			continue // a vendored manifest describes someone else's package
+		}
+		ix.manifests = append(ix.manifests, parseManifest(p, configs[p], ix.exists)...)
+	}
+
+	g := &model.Graph{
+		SchemaVersion: model.SchemaVersion,
+		Root:          root,
+		Head:          head,
+		Files:         files,
+		EntryPoints:   []model.EntryPoint{},
+		Cycles:        []model.Cycle{},
+		Violations:    []model.Violation{},
+		Conventions:   []model.Convention{},
+		Decisions:     []model.Decision{},
+	}
+	for _, mi := range ix.manifests {
+		g.Manifests = append(g.Manifests, mi.m)
+	}
+	ws := ix.workspaces()
+	for _, w := range ws {
+		g.Workspaces = append(g.Workspaces, w.Workspace)
+	}
+	mods := ix.modules(ws)
+	res := newResolver(ix, mods, ws)
+	for i := range files {
+		f := &files[i]
+		f.Module = mods.of(dirOf(f.Path))
+		for k := range f.Imports {
+			res.resolve(f, &f.Imports[k])
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	g.Modules = mods.list
+	g.Dependencies = ix.dependencies(mods, res)
+	g.External = ix.externals(mods, res)
+	ix.linkModules(g)
+	g.Summary = ix.summary(g, root)
+	return g, nil
+}
+
+// goPackageDir reports whether Go files in dir make a package the go
+// command would build: not under testdata, nor a directory whose name
+// starts with "." or "_".
+func goPackageDir(dir string) bool {
+	for d := dir; d != ""; d = dirOf(d) {
+		b := path.Base(d)
+		if b == "testdata" || b[0] == '.' || b[0] == '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// dependencies aggregates resolved imports between modules, and the
+// internal dependencies manifests declare, into module edges.
+func (ix *index) dependencies(mods *moduleSet, res *resolver) []model.Dependency {
+	type key struct{ from, to string }
+	edges := map[key]*model.Dependency{}
+	edge := func(from, to string, kind model.ImportKind) *model.Dependency {
+		k := key{from, to}
+		d := edges[k]
+		if d == nil {
+			d = &model.Dependency{From: from, To: to, Kind: model.ImportInternalModule}
+			edges[k] = d
+		}
+		if kind == model.ImportWorkspacePackage {
+			d.Kind = model.ImportWorkspacePackage
+		}
+		return d
+	}
+	const maxEvidence = 5
+	for i := range ix.files {
+		f := &ix.files[i]
+		if f.Kind == model.FileTest {
+			continue // tests may import what they test from outside; not the design's edges
+		}
+		for _, imp := range f.Imports {
+			to := res.targetModule(imp)
+			if to == "" || to == f.Module {
+				continue
+			}
+			d := edge(f.Module, to, imp.Kind)
+			d.Imports++
+			if len(d.Evidence) < maxEvidence {
+				d.Evidence = append(d.Evidence, model.Evidence{File: f.Path, Line: imp.Line, Detail: "imports " + imp.Spec})
+			}
+		}
+	}
+	for _, mi := range ix.manifests {
+		from := mods.of(mi.dir)
+		for _, dep := range mi.m.Dependencies {
+			to := res.manifestTarget(mi, dep)
+			if to == "" || to == from {
+				continue
+			}
+			d := edge(from, to, model.ImportWorkspacePackage)
+			if len(d.Evidence) < maxEvidence+1 {
+				d.Evidence = append(d.Evidence, model.Evidence{File: mi.m.Path, Line: depLine(mi.raw, dep.Name), Detail: "declares " + dep.Name})
+			}
+		}
+	}
+	out := make([]model.Dependency, 0, len(edges))
+	for _, d := range edges {
+		out = append(out, *d)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].From != out[j].From {
+			return out[i].From < out[j].From
+		}
+		return out[i].To < out[j].To
+	})
+	return out
+}
+
+// externals gathers third-party packages: what manifests declare (with
+// versions) and what code imports, with the modules that use them.
+func (ix *index) externals(mods *moduleSet, res *resolver) []model.External {
+	type key struct{ eco, name string }
+	type indirectDecl struct{ manifest, version string }
+	indirect := map[string][]indirectDecl{}
+	all := map[key]*model.External{}
+	keyOf := func(eco, name string) key {
+		if eco == "pypi" {
+			name = normalizePyName(name)
+		}
+		return key{eco, name}
+	}
+	users := map[key]map[string]bool{}
+	// PyPI names are compared normalised (PEP 503); the first spelling
+	// seen, a declared one before an imported one, is kept.
+	get := func(eco, name string) *model.External {
+		k := key{eco, name}
+		if eco == "pypi" {
+			k.name = normalizePyName(name)
+		}
+		e := all[k]
+		if e == nil {
+			e = &model.External{Name: name, Ecosystem: eco, Dev: true}
+			all[k] = e
+			users[k] = map[string]bool{}
+		}
+		return e
+	}
+	for _, mi := range ix.manifests {
+		for _, dep := range mi.m.Dependencies {
+			if dep.Path != "" || res.manifestTarget(mi, dep) != "" {
+				continue
+			}
+			if mi.m.Ecosystem == "go" && res.goIndirect(mi, dep.Name) {
+				// An indirect requirement is not this repository's choice;
+				// it is listed only when code imports it (below).
+				indirect[dep.Name] = append(indirect[dep.Name], indirectDecl{mi.m.Path, dep.Version})
+				continue
+			}
+			eco := mi.m.Ecosystem
+			name := dep.Name
+			if eco == "deno" {
+				eco, name = denoEcosystem(name)
+			}
+			e := get(eco, name)
+			if e.Version == "" {
+				e.Version = dep.Version
+			}
+			e.Dev = e.Dev && dep.Dev
+			e.Manifests = appendUnique(e.Manifests, mi.m.Path)
+			users[keyOf(eco, name)][mods.of(mi.dir)] = true
+		}
+	}
+	for i := range ix.files {
+		f := &ix.files[i]
+		for _, imp := range f.Imports {
+			if imp.Kind != model.ImportExternal || imp.Target == "" {
+				continue
+			}
+			eco := res.ecosystemOf(f, imp)
+			get(eco, imp.Target)
+			users[keyOf(eco, imp.Target)][f.Module] = true
+		}
+	}
+	for k, e := range all {
+		if k.eco == "go" && len(e.Manifests) == 0 {
+			for _, d := range indirect[e.Name] {
+				if e.Version == "" {
+					e.Version = d.version
+				}
+				e.Manifests = appendUnique(e.Manifests, d.manifest)
+			}
+			e.Dev = false
+		}
+	}
+	out := make([]model.External, 0, len(all))
+	for k, e := range all {
+		for m := range users[k] {
+			e.UsedBy = append(e.UsedBy, m)
+		}
+		sort.Strings(e.UsedBy)
+		sort.Strings(e.Manifests)
+		if len(e.Manifests) == 0 {
+			e.Dev = false
+		}
+		if e.Dev && k.eco == "go" {
+			e.Dev = false
+		}
+		out = append(out, *e)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Name != out[j].Name {
+			return out[i].Name < out[j].Name
+		}
+		return out[i].Ecosystem < out[j].Ecosystem
+	})
+	return out
+}
+
+func denoEcosystem(name string) (string, string) {
+	switch {
+	case strings.HasPrefix(name, "npm:"):
+		return "npm", name[4:]
+	case strings.HasPrefix(name, "jsr:"):
+		return "jsr", name[4:]
+	}
+	return "deno", name
+}
+
+func appendUnique(s []string, x string) []string {
+	for _, y := range s {
+		if y == x {
+			return s
+		}
+	}
+	return append(s, x)
+}
+
+// linkModules fills each module's DependsOn, UsedBy and External from the
+// edges, and its file and line counts.
+func (ix *index) linkModules(g *model.Graph) {
+	byID := make(map[string]*model.Module, len(g.Modules))
+	for i := range g.Modules {
+		byID[g.Modules[i].ID] = &g.Modules[i]
+	}
+	langs := map[string]map[string]int{}
+	for i := range ix.files {
+		f := &ix.files[i]
+		m := byID[f.Module]
+		if m == nil {
+			continue
+		}
+		m.Files++
+		m.Lines += f.Lines
+		if f.Language != "" && (f.Kind == model.FileSource || f.Kind == model.FileTest) {
+			if langs[m.ID] == nil {
+				langs[m.ID] = map[string]int{}
+			}
+			langs[m.ID][f.Language] += max(f.Lines, 1)
+		}
+	}
+	// A module's language is the one most of its code lines are in.
+	for id, counts := range langs {
+		best, bestN := "", -1
+		for l, n := range counts {
+			if n > bestN || n == bestN && l < best {
+				best, bestN = l, n
+			}
+		}
+		byID[id].Language = best
+	}
+	for _, d := range g.Dependencies {
+		if m := byID[d.From]; m != nil {
+			m.DependsOn = append(m.DependsOn, d.To)
+		}
+		if m := byID[d.To]; m != nil {
+			m.UsedBy = append(m.UsedBy, d.From)
+		}
+	}
+	for _, e := range g.External {
+		for _, u := range e.UsedBy {
+			if m := byID[u]; m != nil {
+				m.External = appendUnique(m.External, e.Name)
+			}
+		}
+	}
+	for i := range g.Modules {
+		m := &g.Modules[i]
+		sort.Strings(m.UsedBy)
+		sort.Strings(m.External)
+	}
+}
+
+// summary is the repository at a glance.
+func (ix *index) summary(g *model.Graph, root string) model.Summary {
+	s := model.Summary{Files: len(ix.files), Name: path.Base(strings.ReplaceAll(root, "\\", "/"))}
+	for _, m := range g.Modules {
+		if m.ID == "." && m.Basis != model.BasisDirectory && m.Name != "" {
+			s.Name = m.Name
+		}
+	}
+	langs := map[string]*model.LanguageStat{}
+	for i := range ix.files {
+		f := &ix.files[i]
+		s.Lines += f.Lines
+		if f.Kind == model.FileSource {
+			s.SourceFiles++
+		}
+		if f.Language == "" || f.Vendored {
+			continue
+		}
+		l := langs[f.Language]
+		if l == nil {
+			l = &model.LanguageStat{Language: f.Language}
+			langs[f.Language] = l
+		}
+		l.Files++
+		l.Lines += f.Lines
+	}
+	s.Languages = []model.LanguageStat{}
+	for _, l := range langs {
+		s.Languages = append(s.Languages, *l)
+	}
+	sort.Slice(s.Languages, func(i, j int) bool {
+		a, b := s.Languages[i], s.Languages[j]
+		if a.Lines != b.Lines {
+			return a.Lines > b.Lines
+		}
+		return a.Language < b.Language
+	})
+	pm := map[string]bool{}
+	for _, mi := range ix.manifests {
+		switch path.Base(mi.m.Path) {
+		case "package.json":
+			pm["npm"] = true
+		case "pnpm-workspace.yaml":
+			pm["pnpm"] = true
+		case "Pipfile":
+			pm["pipenv"] = true
+		case "settings.gradle", "settings.gradle.kts", "build.gradle", "build.gradle.kts":
+			pm["gradle"] = true
+		default:
+			switch mi.m.Ecosystem {
+			case "pypi":
+				pm["pip"] = true
+			case "nuget":
+				pm["dotnet"] = true
+			default:
+				pm[mi.m.Ecosystem] = true
+			}
+		}
+	}
+	for lock, tool := range map[string]string{"pnpm-lock.yaml": "pnpm", "yarn.lock": "yarn", "bun.lockb": "bun", "bun.lock": "bun", "poetry.lock": "poetry", "uv.lock": "uv"} {
+		if ix.exists(lock) {
+			pm[tool] = true
+			if tool == "pnpm" || tool == "yarn" || tool == "bun" {
+				if !ix.exists("package-lock.json") {
+					delete(pm, "npm")
+				}
+			}
+		}
+	}
+	for k := range pm {
+		s.PackageManagers = append(s.PackageManagers, k)
+	}
+	sort.Strings(s.PackageManagers)
+	return s
+}

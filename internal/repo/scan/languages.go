@@ -1,0 +1,234 @@
+package scan
+
+import (
+	"bytes"
+	"path"
+	"strings"
+
+	"github.com/go-enry/go-enry/v2"
+
+	"github.com/kontext-dev/kontext/internal/repo/model"
+)
+
+// Sensitive reports whether p (relative to the root, with slashes) names a
+// file whose content kontext never reads: credentials, keys and
+// certificates (the original's list). Such a file may be listed; it is
+// never opened.
+func Sensitive(p string) bool {
+	lower := strings.ToLower(p)
+	if lower == ".ssh" || strings.HasPrefix(lower, ".ssh/") || strings.Contains(lower, "/.ssh/") {
+		return true
+	}
+	name := path.Base(lower)
+	switch name {
+	case ".npmrc", ".pypirc", ".netrc", ".htpasswd", ".git-credentials":
+		return true
+	}
+	for _, prefix := range []string{".env", "id_rsa", "id_ed25519"} {
+		if strings.HasPrefix(name, prefix) {
+			return true
+		}
+	}
+	// credentials* and secrets* name data files (credentials.json,
+	// secrets.yaml); a program's source file of that name (secrets.go, the
+	// package that detects secrets) is code and is read like any other.
+	if strings.HasPrefix(name, "credentials") || strings.HasPrefix(name, "secrets") {
+		return !sourceExt[path.Ext(name)]
+	}
+	switch path.Ext(name) {
+	case ".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".crt":
+		return true
+	}
+	return strings.HasPrefix(name, "service-account") && strings.HasSuffix(name, ".json")
+}
+
+// sourceExt are the extensions of the languages kontext parses and their
+// close kin: files of these are code, whatever their name.
+var sourceExt = map[string]bool{
+	".go": true, ".ts": true, ".tsx": true, ".mts": true, ".cts": true, ".js": true, ".jsx": true, ".mjs": true,
+	".cjs": true, ".py": true, ".rs": true, ".java": true, ".kt": true, ".kts": true, ".rb": true, ".php": true,
+	".cs": true, ".ex": true, ".exs": true, ".swift": true, ".scala": true, ".c": true, ".h": true, ".cc": true, ".cpp": true,
+}
+
+// binaryExt are extensions whose content is never text: reading them
+// would only cost time.
+var binaryExt = map[string]bool{}
+
+func init() {
+	for _, e := range strings.Fields(`.png .jpg .jpeg .gif .bmp .ico .icns .webp .tif .tiff .psd
+		.woff .woff2 .ttf .otf .eot .mp3 .mp4 .m4a .wav .ogg .flac .avi .mov .webm .mkv
+		.zip .gz .tgz .bz2 .xz .zst .7z .rar .tar .jar .war .ear .class .dll .exe .so .dylib
+		.a .o .obj .lib .pyc .pyo .wasm .bin .dat .db .sqlite .pdf .doc .docx .xls .xlsx
+		.ppt .pptx .syso .pack .idx .keystore .der`) {
+		binaryExt[e] = true
+	}
+}
+
+// isAssetExt reports media and fonts among the binary extensions (object
+// code and archives are binary but not assets).
+func isAssetExt(ext string) bool {
+	return binaryExt[ext] && ext != ".class" && ext != ".o" && ext != ".a" && ext != ".pyc"
+}
+
+// languageByName returns the language a file's name implies, and whether
+// the name alone decides it (false when the extension is shared by
+// several languages and only the content can tell).
+func languageByName(p string) (lang string, ambiguous bool) {
+	name := path.Base(p)
+	if langs := enry.GetLanguagesByFilename(name, nil, nil); len(langs) == 1 {
+		return langs[0], false
+	}
+	langs := enry.GetLanguagesByExtension(name, nil, nil)
+	switch len(langs) {
+	case 0:
+		return "", false
+	case 1:
+		return langs[0], false
+	}
+	// Without content (an unread file), the common reading of a shared
+	// extension: .rs is Rust before RenderScript, .ts TypeScript before XML.
+	for _, common := range commonLanguages {
+		for _, l := range langs {
+			if l == common {
+				return l, true
+			}
+		}
+	}
+	return langs[0], true
+}
+
+var commonLanguages = []string{"Rust", "TypeScript", "JavaScript", "Python", "Go", "Java", "Kotlin", "C", "C++",
+	"Objective-C", "Markdown", "Shell", "PHP", "Ruby", "Perl", "XML", "JSON", "YAML", "TOML", "Text"}
+
+// detectLanguage decides a file's language: by name when that is certain,
+// by enry's full strategy (modelines, shebang, heuristics, classifier)
+// when the extension is ambiguous or absent and the content is at hand.
+func detectLanguage(p string, content []byte, haveContent bool) string {
+	lang, ambiguous := languageByName(p)
+	if !haveContent {
+		return lang
+	}
+	if ambiguous {
+		// enry's heuristics and classifier decide from the first lines as
+		// well as from the whole file, at a fraction of the cost.
+		const sample = 4 << 10
+		if len(content) > sample {
+			content = content[:sample]
+		}
+		return enry.GetLanguage(path.Base(p), content)
+	}
+	if lang == "" && path.Ext(p) == "" && bytes.HasPrefix(content, []byte("#!")) {
+		if l, ok := enry.GetLanguageByShebang(content); ok || l != "" {
+			return l
+		}
+	}
+	return lang
+}
+
+// manifestNames are the files that are configuration whatever enry says.
+var manifestNames = map[string]bool{
+	"go.mod": true, "go.sum": true, "go.work": true, "go.work.sum": true,
+	"package.json": true, "package-lock.json": true, "pnpm-workspace.yaml": true, "pnpm-lock.yaml": true,
+	"yarn.lock": true, "bun.lockb": true, "bun.lock": true, "tsconfig.json": true, "jsconfig.json": true,
+	"Cargo.toml": true, "Cargo.lock": true, "pyproject.toml": true, "setup.cfg": true, "setup.py": true,
+	"Pipfile": true, "Pipfile.lock": true, "poetry.lock": true, "uv.lock": true,
+	"pom.xml": true, "build.gradle": true, "build.gradle.kts": true, "settings.gradle": true,
+	"settings.gradle.kts": true, "composer.json": true, "composer.lock": true, "Gemfile": true,
+	"Gemfile.lock": true, "mix.exs": true, "mix.lock": true, "deno.json": true, "deno.jsonc": true,
+	"Makefile": true, "Dockerfile": true,
+}
+
+// classify decides a file's kind from its path and language.
+func classify(p, lang string, binary bool) model.FileKind {
+	name := path.Base(p)
+	ext := strings.ToLower(path.Ext(name))
+	typ := enry.Unknown
+	if lang != "" {
+		typ = enry.GetLanguageType(lang)
+	}
+	if (lang == "" && isAssetExt(ext)) || enry.IsImage(p) {
+		return model.FileAsset
+	}
+	if binary {
+		return model.FileOther // object code, archives, databases
+	}
+	if isTestPath(p) && (typ == enry.Programming || typ == enry.Markup) {
+		return model.FileTest
+	}
+	if manifestNames[name] || strings.HasPrefix(name, "tsconfig.") || strings.HasSuffix(name, ".csproj") ||
+		strings.HasPrefix(name, "requirements") && ext == ".txt" {
+		return model.FileConfig
+	}
+	switch typ {
+	case enry.Programming, enry.Markup:
+		if lang == "Markdown" { // enry types Markdown as prose, older data as markup
+			return model.FileDocs
+		}
+		return model.FileSource
+	case enry.Prose:
+		return model.FileDocs
+	case enry.Data:
+		return model.FileConfig
+	}
+	if enry.IsDocumentation(p) {
+		return model.FileDocs
+	}
+	if enry.IsConfiguration(p) || enry.IsDotFile(p) {
+		return model.FileConfig
+	}
+	return model.FileOther
+}
+
+// testDirs are directories whose code is tests or test support.
+var testDirs = map[string]bool{
+	"test": true, "tests": true, "testdata": true, "__tests__": true, "spec": true, "specs": true,
+	"__mocks__": true, "__fixtures__": true, "fixtures": true, "testing": false, "e2e": true,
+}
+
+// isTestPath reports test code by the naming conventions of the
+// languages kontext parses, and by enry's matchers for the rest.
+func isTestPath(p string) bool {
+	name := path.Base(p)
+	switch {
+	case strings.HasSuffix(name, "_test.go"),
+		strings.HasPrefix(name, "test_") && strings.HasSuffix(name, ".py"),
+		strings.HasSuffix(name, "_test.py"), name == "conftest.py",
+		strings.HasSuffix(name, "_test.rs"), strings.HasSuffix(name, "_spec.rb"), strings.HasSuffix(name, "_test.rb"),
+		strings.HasSuffix(name, "Test.java"), strings.HasSuffix(name, "Tests.java"), strings.HasSuffix(name, "Test.kt"):
+		return true
+	}
+	if i := strings.Index(name, ".test."); i > 0 {
+		return true
+	}
+	if i := strings.Index(name, ".spec."); i > 0 {
+		return true
+	}
+	for d := dirOf(p); d != ""; d = dirOf(d) {
+		if testDirs[path.Base(d)] {
+			return true
+		}
+	}
+	return strings.Contains(p, "src/test/")
+}
+
+// goGenerated reports the Go convention for generated files: a line
+// `// Code generated … DO NOT EDIT.` before the first non-comment text.
+func goGenerated(content []byte) bool {
+	for len(content) > 0 {
+		line := content
+		if i := bytes.IndexByte(content, '\n'); i >= 0 {
+			line, content = content[:i], content[i+1:]
+		} else {
+			content = nil
+		}
+		line = bytes.TrimRight(line, "\r")
+		if bytes.HasPrefix(line, []byte("// Code generated ")) && bytes.HasSuffix(line, []byte(" DO NOT EDIT.")) {
+			return true
+		}
+		t := bytes.TrimSpace(line)
+		if len(t) > 0 && !bytes.HasPrefix(t, []byte("//")) && !bytes.HasPrefix(t, []byte("/*")) && !bytes.HasPrefix(t, []byte("*")) {
+			return false
+		}
+	}
+	return false
+}

@@ -54,6 +54,7 @@ snapshots:
 
 bench: interop-deps
 	$(GO) run ./bench/mcpbench
+	$(GO) run ./bench/knowledgebench
 
 clean:
 	rm -rf $(BIN) $(NPM_DIR)/node_modules

@@ -40,6 +40,10 @@ func (h *Handlers) ReadBrief(ctx context.Context) (*mcp.ResourceContents, error)
 	return &mcp.ResourceContents{Text: brief(ctx, o, nil, o.cfg.Brief.BudgetTokens*charsPerToken)}, nil
 }
 
+// briefLinesPerSection bounds the lines rendered for one section; the
+// budget cuts far earlier.
+const briefLinesPerSection = 60
+
 // section is one part of the brief: a heading and lines in the order they
 // matter, and where to read the rest.
 type section struct {
@@ -88,12 +92,21 @@ func brief(ctx context.Context, o *opened, focus []string, budget int) string {
 			}
 		}
 		f.rank(list)
+		// No budget holds more than a few dozen lines: render those, and
+		// count the rest for the "+N more" line.
+		shown := len(list)
+		if max > 0 && shown > max {
+			shown = max
+		}
+		if shown > briefLinesPerSection {
+			shown = briefLinesPerSection
+		}
 		var lines []string
-		for _, e := range list {
+		for _, e := range list[:shown] {
 			lines = append(lines, briefLine(e, entries))
 		}
-		if max > 0 && len(lines) > max {
-			lines = lines[:max]
+		for range list[shown:] {
+			lines = append(lines, "")
 		}
 		if len(lines) > 0 {
 			sections = append(sections, section{heading: heading, lines: lines, more: more})
@@ -138,6 +151,10 @@ func (s section) render(room int) (text string, used int, cut bool) {
 	}
 	b.WriteString(heading)
 	for i, line := range s.lines {
+		if line == "" { // a placeholder for what was not rendered
+			fmt.Fprintf(&b, "(+%d more: %s)\n", len(s.lines)-i, s.more)
+			return b.String(), b.Len(), true
+		}
 		tail := ""
 		if i < len(s.lines)-1 && s.more != "" {
 			tail = fmt.Sprintf("(+%d more: %s)\n", len(s.lines)-i-1, s.more)
@@ -217,8 +234,14 @@ func (f focus) score(e *store.Entry) int {
 
 // rank orders entries by focus score, then newest first.
 func (f focus) rank(list []*store.Entry) {
+	scores := make(map[*store.Entry]int, len(list))
+	if len(f.paths)+len(f.words) > 0 {
+		for _, e := range list {
+			scores[e] = f.score(e)
+		}
+	}
 	sort.SliceStable(list, func(i, j int) bool {
-		si, sj := f.score(list[i]), f.score(list[j])
+		si, sj := scores[list[i]], scores[list[j]]
 		if si != sj {
 			return si > sj
 		}
@@ -391,16 +414,8 @@ func stateLines(ctx context.Context, o *opened, entries []*store.Entry, loadErr 
 	if loadErr != nil {
 		lines = append(lines, "- Some entries could not be read: "+oneParagraph(loadErr.Error(), 200))
 	}
-	if problems := store.Validate(entries, store.CheckOptions{MaxBodyLines: o.cfg.Store.MaxBodyLines}); len(problems) > 0 {
-		errs := 0
-		for _, p := range problems {
-			if p.Level == store.Error {
-				errs++
-			}
-		}
-		if errs > 0 {
-			lines = append(lines, fmt.Sprintf("- %d problem(s) in the store block commits (kontext check).", errs))
-		}
+	if errs, _ := o.storeErrors(entries); errs > 0 {
+		lines = append(lines, fmt.Sprintf("- %d problem(s) in the store block commits (kontext check).", errs))
 	}
 	if _, err := os.Stat(o.root.Dir()); err != nil {
 		lines = append(lines, "- The repository root is not readable.")

@@ -35,14 +35,22 @@ type Service struct {
 
 // opened is the repository state a configuration was loaded for.
 type opened struct {
-	git    *git.Repo
-	root   *fsroot.Root // the work tree's top level
-	cfg    *config.Config
-	stamp  string // the configuration files' sizes and times
-	store  *store.Store
-	state  *local.State
-	search *index.Index // opened on first use
-	scan   *secrets.Scanner
+	git     *git.Repo
+	root    *fsroot.Root // the work tree's top level
+	cfg     *config.Config
+	stamp   string // the configuration files' sizes and times
+	store   *store.Store
+	state   *local.State
+	search  *index.Index // opened on first use
+	scan    *secrets.Scanner
+	cacheMu sync.Mutex
+	cache   entryCache
+
+	// watch sees changes to the store's directories.
+	watch    *changeWatch
+	filesMu  sync.Mutex
+	files    []index.Item
+	filesGen uint64
 }
 
 // NewService returns the knowledge of the repository that contains dir.
@@ -84,10 +92,16 @@ func (s *Service) open(ctx context.Context) (*opened, error) {
 	if err != nil {
 		return nil, fmt.Errorf("secrets configuration: %w", err)
 	}
-	if s.repo != nil && s.repo.search != nil {
-		s.repo.search.Close()
+	if s.repo != nil {
+		s.repo.close()
 	}
-	s.repo = &opened{git: repo, root: root, cfg: cfg, stamp: configStamp(cfg), store: state.Store, state: state, scan: scan}
+	o := &opened{git: repo, root: root, cfg: cfg, stamp: configStamp(cfg), store: state.Store, state: state, scan: scan}
+	var dirs []string
+	for _, d := range o.storeDirs() {
+		dirs = append(dirs, filepath.Join(root.Dir(), filepath.FromSlash(d)))
+	}
+	o.watch = newChangeWatch(dirs)
+	s.repo = o
 	return s.repo, nil
 }
 
@@ -145,20 +159,85 @@ func (o *opened) storeDirs() []string {
 	return dirs
 }
 
-// entries loads the store (an empty list without one).
+// entries loads the store (an empty list without one). Parsed entries are
+// kept while the store's files keep their sizes and times, so a brief does
+// not parse a thousand files again. Callers share the entries and must not
+// change them.
 func (o *opened) entries() ([]*store.Entry, error) {
 	if !o.store.Exists() {
 		return nil, nil
 	}
-	return o.store.Load()
+	stamp := fingerprint(o.entryFiles())
+	o.cacheMu.Lock()
+	defer o.cacheMu.Unlock()
+	if o.cache.stamp == stamp && o.cache.stamp != "" {
+		return o.cache.entries, o.cache.err
+	}
+	entries, err := o.store.Load()
+	o.cache = entryCache{stamp: stamp, entries: entries, err: err}
+	return entries, err
 }
 
-// Close releases the index.
+// storeErrors counts the error-level problems of the store's entries (as
+// kontext check reports them), once per state of the store, in the
+// background: the secret scan of every entry takes too long to run on each
+// brief. ok is false until the count for these entries is ready.
+func (o *opened) storeErrors(entries []*store.Entry) (n int, ok bool) {
+	o.cacheMu.Lock()
+	defer o.cacheMu.Unlock()
+	if !sameEntries(o.cache.entries, entries) {
+		return 0, false
+	}
+	if o.cache.checked {
+		return o.cache.errors, true
+	}
+	if !o.cache.checking {
+		o.cache.checking = true
+		go func() {
+			n := 0
+			for _, p := range store.Validate(entries, store.CheckOptions{MaxBodyLines: o.cfg.Store.MaxBodyLines, Scanner: o.scan, NoSecrets: o.cfg.Secrets.Scan == "off"}) {
+				if p.Level == store.Error {
+					n++
+				}
+			}
+			o.cacheMu.Lock()
+			if sameEntries(o.cache.entries, entries) {
+				o.cache.checked, o.cache.errors = true, n
+			}
+			o.cacheMu.Unlock()
+		}()
+	}
+	return 0, false
+}
+
+func sameEntries(a, b []*store.Entry) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// entryCache holds the parsed store for one state of its files.
+type entryCache struct {
+	stamp    string
+	entries  []*store.Entry
+	err      error
+	checked  bool
+	checking bool
+	errors   int
+}
+
+// Close releases the index and the watch.
 func (s *Service) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.repo != nil && s.repo.search != nil {
-		return s.repo.search.Close()
+	if s.repo != nil {
+		return s.repo.close()
+	}
+	return nil
+}
+
+func (o *opened) close() error {
+	o.watch.close()
+	if o.search != nil {
+		return o.search.Close()
 	}
 	return nil
 }

@@ -20,9 +20,29 @@ type entrySource struct{ o *opened }
 
 func (s *entrySource) Name() string { return "entries" }
 
-// files lists the entry files with their versions (size and time), which is
-// all a "did anything change" check needs.
-func (s *entrySource) files() []index.Item {
+func (s *entrySource) files() []index.Item { return s.o.entryFiles() }
+
+// entryFiles lists the entry files with their versions (size and time),
+// which is all a "did anything change" check needs. While the watch sees no
+// change, the last list stands.
+func (o *opened) entryFiles() []index.Item {
+	gen, watching := o.watch.generation()
+	o.filesMu.Lock()
+	if watching && o.files != nil && o.filesGen == gen {
+		items := o.files
+		o.filesMu.Unlock()
+		return items
+	}
+	o.filesMu.Unlock()
+	items := o.walkEntryFiles()
+	o.filesMu.Lock()
+	o.files, o.filesGen = items, gen
+	o.filesMu.Unlock()
+	return items
+}
+
+func (o *opened) walkEntryFiles() []index.Item {
+	s := struct{ o *opened }{o}
 	var items []index.Item
 	for _, dir := range s.o.storeDirs() {
 		abs, err := s.o.root.Path(dir)

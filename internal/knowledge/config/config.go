@@ -46,6 +46,7 @@ type Config struct {
 	Warnings []string `toml:"-"`
 
 	merged  map[string]any
+	kinds   []KindSettings
 	sources map[string]Source
 }
 
@@ -457,6 +458,9 @@ func build(layers []layerData, files []LayerFile) (*Config, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
+	// A loaded configuration does not change; the kinds are resolved once
+	// because the store asks for them for every file it looks at.
+	c.kinds = c.resolveKinds()
 	return c, nil
 }
 

@@ -24,6 +24,13 @@ type KindSettings struct {
 // Kinds returns every configured kind: the built-in ones in their usual
 // order, then custom kinds by name.
 func (c *Config) Kinds() []KindSettings {
+	if c.kinds != nil {
+		return c.kinds
+	}
+	return c.resolveKinds()
+}
+
+func (c *Config) resolveKinds() []KindSettings {
 	names := make([]string, 0, len(c.Store.Kinds))
 	for n := range c.Store.Kinds {
 		names = append(names, n)

@@ -1,0 +1,208 @@
+// Command knowledgebench measures the knowledge toolset on a generated
+// repository of 5,000 commits, 1,000 entries and 500 Markdown docs: the
+// first search (which builds the index), warm searches, the brief and a
+// capture, through the same MCP path an agent uses (an in-process session:
+// validation, dispatch and the handlers), with the process's peak memory.
+//
+// The original Rust kontext cannot be built here (crates.io is out of
+// reach), so its published figures are printed beside ours as a reference,
+// not measured in the same run.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kontext-dev/kontext/internal/fsroot"
+	"github.com/kontext-dev/kontext/internal/knowledge/index/benchrepo"
+	"github.com/kontext-dev/kontext/internal/mcp"
+	"github.com/kontext-dev/kontext/internal/toolsets"
+)
+
+func main() {
+	repoDir := flag.String("repo", os.Getenv("KONTEXT_BENCH_REPO"), "reuse a generated repository (made by a previous run) instead of generating one")
+	warm := flag.Int("warm", 300, "warm searches")
+	briefs := flag.Int("briefs", 100, "briefs")
+	captures := flag.Int("captures", 50, "captures")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the warm phase here")
+	flag.Parse()
+	profile = *cpuprofile
+	if err := run(*repoDir, *warm, *briefs, *captures); err != nil {
+		fmt.Fprintln(os.Stderr, "knowledgebench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(repoDir string, warm, briefs, captures int) error {
+	ctx := context.Background()
+	if repoDir == "" {
+		tmp, err := os.MkdirTemp("", "knowledgebench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		repoDir = filepath.Join(tmp, "repo")
+		start := time.Now()
+		fmt.Fprintln(os.Stderr, "knowledgebench: generating 5,000 commits, 1,000 entries, 500 docs")
+		stats, err := benchrepo.Generate(ctx, repoDir, benchrepo.Options{Commits: 5000, Entries: 1000, Docs: 500, Seed: 1})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "knowledgebench: generated %d commits, %d entries, %d docs, %d code files in %s\n", stats.Commits, stats.Entries, stats.Docs, stats.CodeFiles, time.Since(start).Round(time.Millisecond))
+	}
+	// A fresh index every run: the first search builds it.
+	os.RemoveAll(filepath.Join(repoDir, ".git", "kontext", "worktrees"))
+
+	root, err := fsroot.Open(repoDir)
+	if err != nil {
+		return err
+	}
+	ts, attach, err := toolsets.Knowledge().Open(root)
+	if err != nil {
+		return err
+	}
+	srv, err := mcp.NewServer(mcp.Implementation{Name: "kontext", Version: "bench"}, mcp.Options{}, ts)
+	if err != nil {
+		return err
+	}
+	attach(srv)
+	serverEnd, clientEnd := mcp.NewInMemoryTransport()
+	go srv.Serve(ctx, serverEnd)
+	client, err := mcp.Connect(ctx, clientEnd, mcp.ClientOptions{Info: mcp.Implementation{Name: "bench", Version: "1"}, Era: mcp.EraLegacy})
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	callTool := func(name string, args map[string]any) (time.Duration, error) {
+		start := time.Now()
+		res, err := client.CallTool(ctx, name, args)
+		d := time.Since(start)
+		if err != nil {
+			return d, err
+		}
+		if res.IsError != nil && *res.IsError {
+			return d, fmt.Errorf("%s failed: %s", name, res.Content)
+		}
+		return d, nil
+	}
+
+	first, err := callTool("ctx_search", map[string]any{"query": "postgres migration"})
+	if err != nil {
+		return err
+	}
+	if profile != "" {
+		f, err := os.Create(profile)
+		if err != nil {
+			return err
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+	queries := []string{"order total", "postgres", "retry budget", "orderTotal", "cache invalidation", "deploy rollback", "auth token refresh", "rate limit"}
+	var searches []time.Duration
+	for i := 0; i < warm; i++ {
+		d, err := callTool("ctx_search", map[string]any{"query": queries[i%len(queries)]})
+		if err != nil {
+			return err
+		}
+		searches = append(searches, d)
+	}
+	var briefTimes []time.Duration
+	for i := 0; i < briefs; i++ {
+		d, err := callTool("ctx_brief", map[string]any{"focus": []string{"src/orders", "postgres"}})
+		if err != nil {
+			return err
+		}
+		briefTimes = append(briefTimes, d)
+	}
+	var captureTimes []time.Duration
+	for i := 0; i < captures; i++ {
+		d, err := callTool("ctx_capture", map[string]any{"kind": "learning", "title": fmt.Sprintf("Benchmark lesson %d", i), "body": "Measured by knowledgebench.", "visibility": "private"})
+		if err != nil {
+			return err
+		}
+		captureTimes = append(captureTimes, d)
+	}
+	// The captures made the next search refresh the private source.
+	afterCapture, err := callTool("ctx_search", map[string]any{"query": "benchmark lesson"})
+	if err != nil {
+		return err
+	}
+	peak := peakRSS()
+
+	fmt.Printf("\nknowledge toolset on a generated repository: 5,000 commits, 1,000 entries, 500 Markdown docs\n")
+	fmt.Printf("measured through an in-process MCP session (validation, dispatch, handlers); %s\n\n", loadLine())
+	row := func(what, got, goal, original string, pass bool) {
+		verdict := "MISS"
+		if pass {
+			verdict = "PASS"
+		}
+		if goal == "" {
+			verdict = ""
+		}
+		fmt.Printf("  %-38s %12s   goal %-8s %-4s   original %s\n", what, got, goal, verdict, original)
+	}
+	row("first search (builds the index)", ms(first), "0.3 s", "0.47 s", first <= 300*time.Millisecond)
+	row("warm search p50", ms(pct(searches, 50)), "10 ms", "0.11–0.14 s", pct(searches, 50) <= 10*time.Millisecond)
+	row("warm search p99", ms(pct(searches, 99)), "", "", false)
+	row("brief p50", ms(pct(briefTimes, 50)), "10 ms", "0.04 s", pct(briefTimes, 50) <= 10*time.Millisecond)
+	row("brief p99", ms(pct(briefTimes, 99)), "", "", false)
+	row("capture p50", ms(pct(captureTimes, 50)), "", "", false)
+	row("search after 50 captures (refresh)", ms(afterCapture), "", "", false)
+	fmt.Printf("  %-38s %12s\n", "peak memory (VmHWM)", peak)
+	fmt.Printf("\n  ratios to the original's published figures (a different machine): first search %.1f×, warm search %.0f×, brief %.1f× faster\n",
+		0.47/first.Seconds(), 0.11/pct(searches, 50).Seconds(), 0.04/pct(briefTimes, 50).Seconds())
+	return nil
+}
+
+var profile string
+
+func pct(ds []time.Duration, p int) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	if len(s) == 0 {
+		return 0
+	}
+	i := (len(s)*p + 99) / 100
+	if i > 0 {
+		i--
+	}
+	return s[i]
+}
+
+func ms(d time.Duration) string {
+	if d >= time.Second {
+		return fmt.Sprintf("%.2f s", d.Seconds())
+	}
+	return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000)
+}
+
+func peakRSS() string {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "n/a"
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb int
+			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), &kb)
+			return fmt.Sprintf("%.1f MiB", float64(kb)/1024)
+		}
+	}
+	return "n/a"
+}
+
+func loadLine() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	return "load average " + strings.Fields(string(data))[0]
+}

@@ -60,7 +60,7 @@ type Verb struct {
 // one line on stderr.
 func Main(args []string, toolsets []ToolsetFactory, stdout, stderr io.Writer) int {
 	app := NewApp(toolsets, stdout, stderr)
-	if err := app.Run(args); err != nil {
+	if err := app.Run(flagsFirst(app, args)); err != nil {
 		var exit cli.ExitCoder
 		msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
 		if msg != "" {
@@ -396,4 +396,54 @@ func callCommand(factories []ToolsetFactory) *cli.Command {
 		})
 	}
 	return cmd
+}
+
+// flagsFirst moves a command's flags before its positional arguments, so
+// that `kontext read src/a.go --level 0` works: urfave/cli stops reading
+// flags at the first argument. A flag's value travels with it; "--" ends
+// the flags.
+func flagsFirst(app *cli.App, args []string) []string {
+	if len(args) < 3 {
+		return args
+	}
+	var cmd *cli.Command
+	for _, c := range app.Commands {
+		if c.HasName(args[1]) && len(c.Subcommands) == 0 {
+			cmd = c
+		}
+	}
+	if cmd == nil {
+		return args
+	}
+	takesValue := map[string]bool{}
+	for _, f := range cmd.Flags {
+		_, isBool := f.(*cli.BoolFlag)
+		for _, n := range f.Names() {
+			takesValue[n] = !isBool
+		}
+	}
+	var flags, positional []string
+	rest := args[2:]
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if a == "--" {
+			positional = append(positional, rest[i:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			positional = append(positional, a)
+			continue
+		}
+		flags = append(flags, a)
+		name := strings.TrimLeft(a, "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		if takesValue[name] && i+1 < len(rest) {
+			i++
+			flags = append(flags, rest[i])
+		}
+	}
+	out := append([]string{args[0], args[1]}, flags...)
+	return append(out, positional...)
 }

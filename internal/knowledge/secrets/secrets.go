@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -67,49 +68,57 @@ type rule struct {
 	find     func(text string) [][2]int // instead of re
 }
 
-var builtin = []rule{
-	{name: "gcp-service-account", severity: High, re: regexp.MustCompile(`"private_key"[ \t]*:[ \t]*"(-----BEGIN[^"]*)"`), group: 1},
-	{name: "gcp-service-account", severity: High, re: regexp.MustCompile(`"private_key_id"[ \t]*:[ \t]*"([0-9a-f]{40})"`), group: 1},
-	{name: "private-key", severity: High, find: findPrivateKeys},
-	{name: "aws-access-key", severity: High, re: regexp.MustCompile(`\b((?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16})\b`), group: 1, valid: notPlaceholder},
-	{name: "aws-secret-key", severity: High, re: regexp.MustCompile(`(?i)\baws_?secret_?(?:access_?)?key["']?[ \t]*[:=][ \t]*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`), group: 1, valid: func(v string) bool { return notPlaceholder(v) && mixed(v) >= 2 }},
-	{name: "github-token", severity: High, re: regexp.MustCompile(`\b(gh[pousr]_[A-Za-z0-9]{36,255})\b`), group: 1},
-	{name: "github-pat", severity: High, re: regexp.MustCompile(`\b(github_pat_[A-Za-z0-9_]{50,255})\b`), group: 1},
-	{name: "gitlab-token", severity: High, re: regexp.MustCompile(`\b(gl(?:pat|dt|ptt|rt)-[A-Za-z0-9_-]{20,})`), group: 1, valid: notPlaceholder},
-	{name: "slack-token", severity: High, re: regexp.MustCompile(`\b(xox[abposr]-[A-Za-z0-9-]{10,})`), group: 1, valid: notPlaceholder},
-	{name: "slack-webhook", severity: High, re: regexp.MustCompile(`(https://hooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{20,})`), group: 1},
-	{name: "stripe-key", severity: High, re: regexp.MustCompile(`\b((?:sk|rk)_live_[0-9A-Za-z]{20,})`), group: 1, valid: notPlaceholder},
-	{name: "anthropic-key", severity: High, re: regexp.MustCompile(`\b(sk-ant-[A-Za-z0-9_-]{20,})`), group: 1, valid: notPlaceholder},
-	{name: "openai-key", severity: High, re: regexp.MustCompile(`\b(sk-(?:proj-|svcacct-|admin-)?([A-Za-z0-9_-]{32,}))`), group: 1, valid: func(v string) bool {
-		return notPlaceholder(v) && !strings.HasPrefix(v, "sk-ant-") && hasDigit(v) && mixed(v) >= 3
-	}},
-	{name: "dotenv-vault", severity: High, re: regexp.MustCompile(`(dotenv://:key_[0-9a-f]{32,}@[^\s"'` + "`" + `]+)`), group: 1},
-	{name: "bearer-token", severity: High, re: regexp.MustCompile(`(?i)\bauthorization["']?[ \t]*[:=][ \t]*["']?bearer[ \t]+([A-Za-z0-9._~+/=-]{16,})`), group: 1, valid: notPlaceholder},
-	{name: "url-credentials", severity: High, re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@"'` + "`" + `]{1,64}:([^/\s:@"'` + "`" + `]{6,128})@[^\s/"'` + "`" + `]+`), group: 1, valid: notPlaceholder},
-	{name: "google-api-key", severity: Medium, re: regexp.MustCompile(`\b(AIza[0-9A-Za-z_-]{35})`), group: 1, valid: notPlaceholder},
-	{name: "jwt", severity: Medium, re: regexp.MustCompile(`\b(eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})`), group: 1},
-	{name: "assigned-secret", severity: Medium, re: regexp.MustCompile(`(?i)\b[A-Za-z0-9_.-]*(?:api[_-]?key|secret|token|passw(?:or)?d|pwd|access[_-]?key|auth[_-]?key|private[_-]?key|credentials?)[A-Za-z0-9_.-]*["']?[ \t]*(?::|=|:=)[ \t]*["']?([^\s"'` + "`" + `,;]{12,})`), group: 1, valid: assignedValue},
-	// Notes put secrets into sentences: "the secret is …", "rotate the api key …".
-	{name: "secret-in-text", severity: Medium, re: regexp.MustCompile(`(?i)\b(?:secret|token|password|passwd|passphrase|api[ _-]?key|access[ _-]?key|private[ _-]?key|credentials?)\b(?:[ \t]+(?:is|was|of|for|value|key|now|to|became|:|=)){0,3}[ \t]+["'` + "`" + `]?([A-Za-z0-9/+_=-]{20,})`), group: 1, valid: func(v string) bool {
-		return notPlaceholder(v) && looksRandom(v)
-	}},
-}
+// builtinRules compiles the rules on first use: every run of the binary
+// (each git hook among them) would otherwise pay for them at start.
+var builtinRules = sync.OnceValue(func() []rule {
+	return []rule{
+		{name: "gcp-service-account", severity: High, re: regexp.MustCompile(`"private_key"[ \t]*:[ \t]*"(-----BEGIN[^"]*)"`), group: 1},
+		{name: "gcp-service-account", severity: High, re: regexp.MustCompile(`"private_key_id"[ \t]*:[ \t]*"([0-9a-f]{40})"`), group: 1},
+		{name: "private-key", severity: High, find: findPrivateKeys},
+		{name: "aws-access-key", severity: High, re: regexp.MustCompile(`\b((?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16})\b`), group: 1, valid: notPlaceholder},
+		{name: "aws-secret-key", severity: High, re: regexp.MustCompile(`(?i)\baws_?secret_?(?:access_?)?key["']?[ \t]*[:=][ \t]*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`), group: 1, valid: func(v string) bool { return notPlaceholder(v) && mixed(v) >= 2 }},
+		{name: "github-token", severity: High, re: regexp.MustCompile(`\b(gh[pousr]_[A-Za-z0-9]{36,255})\b`), group: 1},
+		{name: "github-pat", severity: High, re: regexp.MustCompile(`\b(github_pat_[A-Za-z0-9_]{50,255})\b`), group: 1},
+		{name: "gitlab-token", severity: High, re: regexp.MustCompile(`\b(gl(?:pat|dt|ptt|rt)-[A-Za-z0-9_-]{20,})`), group: 1, valid: notPlaceholder},
+		{name: "slack-token", severity: High, re: regexp.MustCompile(`\b(xox[abposr]-[A-Za-z0-9-]{10,})`), group: 1, valid: notPlaceholder},
+		{name: "slack-webhook", severity: High, re: regexp.MustCompile(`(https://hooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{20,})`), group: 1},
+		{name: "stripe-key", severity: High, re: regexp.MustCompile(`\b((?:sk|rk)_live_[0-9A-Za-z]{20,})`), group: 1, valid: notPlaceholder},
+		{name: "anthropic-key", severity: High, re: regexp.MustCompile(`\b(sk-ant-[A-Za-z0-9_-]{20,})`), group: 1, valid: notPlaceholder},
+		{name: "openai-key", severity: High, re: regexp.MustCompile(`\b(sk-(?:proj-|svcacct-|admin-)?([A-Za-z0-9_-]{32,}))`), group: 1, valid: func(v string) bool {
+			return notPlaceholder(v) && !strings.HasPrefix(v, "sk-ant-") && hasDigit(v) && mixed(v) >= 3
+		}},
+		{name: "dotenv-vault", severity: High, re: regexp.MustCompile(`(dotenv://:key_[0-9a-f]{32,}@[^\s"'` + "`" + `]+)`), group: 1},
+		{name: "bearer-token", severity: High, re: regexp.MustCompile(`(?i)\bauthorization["']?[ \t]*[:=][ \t]*["']?bearer[ \t]+([A-Za-z0-9._~+/=-]{16,})`), group: 1, valid: notPlaceholder},
+		{name: "url-credentials", severity: High, re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@"'` + "`" + `]{1,64}:([^/\s:@"'` + "`" + `]{6,128})@[^\s/"'` + "`" + `]+`), group: 1, valid: notPlaceholder},
+		{name: "google-api-key", severity: Medium, re: regexp.MustCompile(`\b(AIza[0-9A-Za-z_-]{35})`), group: 1, valid: notPlaceholder},
+		{name: "jwt", severity: Medium, re: regexp.MustCompile(`\b(eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})`), group: 1},
+		{name: "assigned-secret", severity: Medium, re: regexp.MustCompile(`(?i)\b[A-Za-z0-9_.-]*(?:api[_-]?key|secret|token|passw(?:or)?d|pwd|access[_-]?key|auth[_-]?key|private[_-]?key|credentials?)[A-Za-z0-9_.-]*["']?[ \t]*(?::|=|:=)[ \t]*["']?([^\s"'` + "`" + `,;]{12,})`), group: 1, valid: assignedValue},
+		// Notes put secrets into sentences: "the secret is …", "rotate the api key …".
+		{name: "secret-in-text", severity: Medium, re: regexp.MustCompile(`(?i)\b(?:secret|token|password|passwd|passphrase|api[ _-]?key|access[ _-]?key|private[ _-]?key|credentials?)\b(?:[ \t]+(?:is|was|of|for|value|key|now|to|became|:|=)){0,3}[ \t]+["'` + "`" + `]?([A-Za-z0-9/+_=-]{20,})`), group: 1, valid: func(v string) bool {
+			return notPlaceholder(v) && looksRandom(v)
+		}},
+	}
+})
 
 var (
-	pemHeader = regexp.MustCompile(`-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----`)
-	pemFooter = regexp.MustCompile(`-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----`)
-	base64Run = regexp.MustCompile(`[A-Za-z0-9+/=]{40,}`)
+	pemHeader = lazyRegexp(`-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----`)
+	pemFooter = lazyRegexp(`-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----`)
+	base64Run = lazyRegexp(`[A-Za-z0-9+/=]{40,}`)
 )
+
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // findPrivateKeys finds PEM, OpenSSH and PGP private key blocks. A header
 // alone, or one followed by "…" in documentation, is not a key: a block
 // counts only when key material follows its header.
 func findPrivateKeys(text string) [][2]int {
 	var out [][2]int
-	for _, h := range pemHeader.FindAllStringIndex(text, -1) {
+	for _, h := range pemHeader().FindAllStringIndex(text, -1) {
 		rest := text[h[1]:]
 		limit := len(rest)
-		if f := pemFooter.FindStringIndex(rest); f != nil {
+		if f := pemFooter().FindStringIndex(rest); f != nil {
 			limit = f[1]
 		} else if limit > 8192 {
 			limit = 8192
@@ -117,16 +126,16 @@ func findPrivateKeys(text string) [][2]int {
 		body := rest[:limit]
 		// The material is base64; in JSON the line breaks are "\n" escapes.
 		body = strings.ReplaceAll(body, `\n`, "\n")
-		if !base64Run.MatchString(body) {
+		if !base64Run().MatchString(body) {
 			continue
 		}
 		end := h[1] + limit
-		if f := pemFooter.FindStringIndex(rest); f == nil {
+		if f := pemFooter().FindStringIndex(rest); f == nil {
 			// No footer: cover the material lines that follow.
 			end = h[1]
 			for _, line := range strings.SplitAfter(rest[:limit], "\n") {
 				t := strings.TrimSpace(line)
-				if t != "" && !base64Run.MatchString(t) && !strings.Contains(t, ":") {
+				if t != "" && !base64Run().MatchString(t) && !strings.Contains(t, ":") {
 					break
 				}
 				end += len(line)
@@ -145,13 +154,13 @@ type Scanner struct {
 	rules []rule
 }
 
-var defaultScanner = &Scanner{rules: builtin}
+var defaultScanner = sync.OnceValue(func() *Scanner { return &Scanner{rules: builtinRules()} })
 
 // New returns a scanner for the configuration's secrets.allow (patterns of
 // lines to ignore) and secrets.redact (extra patterns whose matches are
 // findings of rule "custom").
 func New(allow, redact []string) (*Scanner, error) {
-	s := &Scanner{rules: builtin}
+	s := &Scanner{rules: builtinRules()}
 	for _, a := range allow {
 		re, err := regexp.Compile(a)
 		if err != nil {
@@ -160,7 +169,7 @@ func New(allow, redact []string) (*Scanner, error) {
 		s.allow = append(s.allow, re)
 	}
 	if len(redact) > 0 {
-		s.rules = append([]rule(nil), builtin...)
+		s.rules = append([]rule(nil), builtinRules()...)
 		for _, r := range redact {
 			re, err := regexp.Compile(r)
 			if err != nil {
@@ -173,10 +182,10 @@ func New(allow, redact []string) (*Scanner, error) {
 }
 
 // Scan finds secrets with the built-in rules only.
-func Scan(text string) []Finding { return defaultScanner.Scan(text) }
+func Scan(text string) []Finding { return defaultScanner().Scan(text) }
 
 // Redact replaces secrets found by the built-in rules only.
-func Redact(text string) (string, []Finding) { return defaultScanner.Redact(text) }
+func Redact(text string) (string, []Finding) { return defaultScanner().Redact(text) }
 
 // Scan returns the secret-looking values in text, in order. Overlapping
 // matches of several rules are one finding (the more severe rule names it).

@@ -1,0 +1,3 @@
+package linguist
+
+//go:generate go run ./internal/gen -o data_gen.go

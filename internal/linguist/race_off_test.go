@@ -1,0 +1,7 @@
+//go:build !race
+
+package linguist
+
+const raceEnabled = false
+
+const raceSampleEvery = 1

@@ -225,6 +225,9 @@ func footScope(content []byte, scope int) (index int) {
 }
 
 func byEmacsModeline(content []byte) []string {
+	if !bytes.Contains(content, []byte("-*-")) { // the regexp needs two; most files have none
+		return nil
+	}
 	matched := reEmacsModeline.get().FindAllSubmatch(content, -1)
 	if matched == nil {
 		return nil
@@ -242,6 +245,9 @@ func byEmacsModeline(content []byte) []string {
 }
 
 func byVimModeline(content []byte) []string {
+	if !mayHaveVimModeline(content) {
+		return nil
+	}
 	matched := reVimModeline.get().FindAllSubmatch(content, -1)
 	if matched == nil {
 		return nil
@@ -259,6 +265,46 @@ func byVimModeline(content []byte) []string {
 		}
 	}
 	return languageByAlias(alias)
+}
+
+// mayHaveVimModeline is a necessary condition for reVimModeline to match,
+// checked without the regexp (which runs on every file with a shared
+// extension, every .ts among them): some colon is preceded, give or take
+// white space, by "vi", "vim", "vim" and a version ("vim600", "vim>703"),
+// or "ex".
+func mayHaveVimModeline(c []byte) bool {
+	for i := 0; i < len(c); i++ {
+		if c[i] != ':' {
+			continue
+		}
+		j := i
+		for j > 0 && isRegexpSpace(c[j-1]) {
+			j--
+		}
+		w := c[:j]
+		if bytes.HasSuffix(w, []byte("ex")) || bytes.HasSuffix(w, []byte("vi")) || bytes.HasSuffix(w, []byte("vim")) {
+			return true
+		}
+		d := len(w)
+		for d > 0 && w[d-1] >= '0' && w[d-1] <= '9' {
+			d--
+		}
+		if d == len(w) {
+			continue
+		}
+		if d > 0 && (w[d-1] == '<' || w[d-1] == '=' || w[d-1] == '>') {
+			d--
+		}
+		if bytes.HasSuffix(w[:d], []byte("vim")) {
+			return true
+		}
+	}
+	return false
+}
+
+// isRegexpSpace is RE2's \s: [\t\n\f\r ].
+func isRegexpSpace(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\n' || b == '\f' || b == '\r'
 }
 
 // languageByAlias mirrors data.LanguageByAlias, as a one-element list.

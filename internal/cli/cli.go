@@ -240,6 +240,9 @@ func mcpCommand(factories []ToolsetFactory) *cli.Command {
 			if err != nil {
 				return err
 			}
+			// Toolsets that log without being handed a logger (the repo
+			// engine) write through the same handler, at the same level.
+			slog.SetDefault(log)
 			opts := mcp.Options{RequestTimeout: c.Duration("request-timeout"), PageSize: c.Int("page-size")}
 			trace, closeTrace, err := traceFromEnv()
 			if err != nil {

@@ -111,12 +111,112 @@ func paramSchemaJSON(p ParamSpec, forGo bool) ([]byte, error) {
 		first = false
 		writeString(&b, k)
 		b.WriteByte(':')
-		if err := compactInto(&b, v); err != nil {
+		if err := writeKeyword(&b, k, v, forGo); err != nil {
 			return nil, err
 		}
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
+}
+
+// writeKeyword writes one keyword's value; nested schemas (items,
+// properties) are rendered like parameters, so `list: true` works at any
+// depth.
+func writeKeyword(b *bytes.Buffer, k string, v json.RawMessage, forGo bool) error {
+	switch k {
+	case "items":
+		return valueSchema(b, v, forGo)
+	case "properties":
+		keys, vals, err := orderedObject(v)
+		if err != nil {
+			return err
+		}
+		b.WriteByte('{')
+		for i, name := range keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeString(b, name)
+			b.WriteByte(':')
+			if err := valueSchema(b, vals[name], forGo); err != nil {
+				return err
+			}
+		}
+		b.WriteByte('}')
+		return nil
+	}
+	return compactInto(b, v)
+}
+
+// valueSchema renders a nested value schema in canonical keyword order.
+func valueSchema(b *bytes.Buffer, raw json.RawMessage, forGo bool) error {
+	_, vals, err := orderedObject(raw)
+	if err != nil {
+		return err
+	}
+	if list := vals["list"]; string(list) == "true" {
+		if forGo {
+			b.WriteString(`{"type":"array"`)
+			if d, ok := vals["description"]; ok {
+				b.WriteString(`,"description":`)
+				compactInto(b, d)
+			}
+			b.WriteString(`,"items":{"type":"string"},"goJSONSchema":{"type":"mcp.StringList","imports":["` + mcpImport + `"],"pointer":false}}`)
+			return nil
+		}
+		b.WriteByte('{')
+		if d, ok := vals["description"]; ok {
+			b.WriteString(`"description":`)
+			compactInto(b, d)
+			b.WriteByte(',')
+		}
+		b.WriteString(`"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"string"}]}`)
+		return nil
+	}
+	b.WriteByte('{')
+	first := true
+	for _, k := range schemaKeywords {
+		v, ok := vals[k]
+		if !ok {
+			continue
+		}
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		writeString(b, k)
+		b.WriteByte(':')
+		if err := writeKeyword(b, k, v, forGo); err != nil {
+			return err
+		}
+	}
+	b.WriteByte('}')
+	return nil
+}
+
+// orderedObject decodes a JSON object, keeping its keys' order.
+func orderedObject(raw json.RawMessage) ([]string, map[string]json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	tok, err := dec.Token()
+	if err != nil || tok != json.Delim('{') {
+		return nil, nil, fmt.Errorf("not a JSON object: %s", raw)
+	}
+	var keys []string
+	vals := map[string]json.RawMessage{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, nil, err
+		}
+		key, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, nil, err
+		}
+		keys = append(keys, key)
+		vals[key] = v
+	}
+	return keys, vals, nil
 }
 
 func compactInto(b *bytes.Buffer, v json.RawMessage) error {

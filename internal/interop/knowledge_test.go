@@ -68,7 +68,9 @@ func knowledgeEndToEnd(t *testing.T, ask string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
-	cmd := exec.Command(kontextBin, "mcp", "--root", repo)
+	// The knowledge toolset alone: the eight tools, three prompts and its
+	// resources are what this test counts.
+	cmd := exec.Command(kontextBin, "mcp", "--toolsets", "knowledge", "--root", repo)
 	cmd.Env = append(os.Environ(), "KONTEXT_TRACE="+traceFile(traces, "kontext"), "KONTEXT_CONFIG_DIR="+t.TempDir())
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr

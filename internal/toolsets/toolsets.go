@@ -7,5 +7,5 @@ import "github.com/kontext-dev/kontext/internal/cli"
 // Shipped returns the toolsets `kontext mcp` serves, in the order they are
 // listed.
 func Shipped() []cli.ToolsetFactory {
-	return []cli.ToolsetFactory{Knowledge()}
+	return []cli.ToolsetFactory{Knowledge(), Repo()}
 }

@@ -15,7 +15,8 @@
 //	ReadHistory, GitSignals  one pass over git history, then per-module figures
 //	Decisions                markdown, configuration and the history's commits
 //
-// Run does all of it in that order.
+// Run does all of it in that order; Heuristics is everything after
+// Observe and ReadHistory, for an engine that keeps those two.
 package analyze
 
 import (
@@ -25,6 +26,7 @@ import (
 	"math"
 	"path"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -50,6 +52,9 @@ type Options struct {
 	MaxFileBytes int64
 	// Workers bounds the parallel content readers; 0 is GOMAXPROCS.
 	Workers int
+	// Progress, when set, is told how far Observe has gone through the
+	// files.
+	Progress func(done, total int)
 }
 
 // Defaults are the original's configuration defaults.
@@ -91,21 +96,43 @@ func Run(ctx context.Context, g *model.Graph, src Source, repo *git.Repo, opts O
 	if err != nil {
 		return err
 	}
-	EntryPoints(g, obs, src)
-	Roles(g, obs)
-	Cycles(g)
-	Layering(g)
-	Conventions(g, obs, src)
 	var hist *History
 	if repo != nil {
 		hist, err = ReadHistory(ctx, repo, opts)
 		if err != nil {
 			return err
 		}
-		GitSignals(g, hist)
 	}
-	Decisions(g, src, hist)
+	Heuristics(g, obs, src, hist)
 	return ctx.Err()
+}
+
+// Heuristics runs every step that works from memory: entry points,
+// roles, cycles, layering, conventions, git signals (when hist is not nil)
+// and decisions. It is what an engine re-runs after each change, so it
+// runs on two goroutines: one line computes entry points, roles and
+// conventions; the other cycles, git signals and decisions, then layering
+// once the roles exist. The lines write different parts of the graph and
+// neither reads what the other writes (but layering, which waits), and
+// the module edges cycles and layering both need are computed once.
+func Heuristics(g *model.Graph, obs *Observations, src Source, hist *History) {
+	roles := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ix := newIndex(g)
+		edges := moduleEdges(ix)
+		cycles(g, ix, edges)
+		GitSignals(g, hist)
+		Decisions(g, src, hist)
+		<-roles
+		layering(g, ix, edges)
+	}()
+	EntryPoints(g, obs, src)
+	Roles(g, obs)
+	close(roles)
+	Conventions(g, obs, src)
+	<-done
 }
 
 // conf makes a heuristic confidence presentable and honest: three decimals,
@@ -252,4 +279,35 @@ func inDir(p, dir string) bool {
 		return true
 	}
 	return p == dir || strings.HasPrefix(p, dir+"/")
+}
+
+// fileSet reports whether a path is one of g's files: by binary search in
+// the sorted list a scan makes (no map of every path per call), by a map
+// for a graph built otherwise.
+func fileSet(g *model.Graph) func(string) bool {
+	files := g.Files
+	if sort.SliceIsSorted(files, func(i, j int) bool { return files[i].Path < files[j].Path }) {
+		return func(p string) bool {
+			i := sort.Search(len(files), func(i int) bool { return files[i].Path >= p })
+			return i < len(files) && files[i].Path == p
+		}
+	}
+	m := make(map[string]bool, len(files))
+	for i := range files {
+		m[files[i].Path] = true
+	}
+	return func(p string) bool { return m[p] }
+}
+
+// sortedPaths are g's file paths in order, once each (a scan's list is
+// sorted already).
+func sortedPaths(g *model.Graph) []string {
+	out := make([]string, 0, len(g.Files))
+	for i := range g.Files {
+		out = append(out, g.Files[i].Path)
+	}
+	if !sort.StringsAreSorted(out) {
+		sort.Strings(out)
+	}
+	return slices.Compact(out)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -48,11 +49,12 @@ func Conventions(g *model.Graph, obs *Observations, src Source) {
 }
 
 type convCollector struct {
-	g   *model.Graph
-	ix  *index
-	obs *Observations
-	src Source
-	out []model.Convention
+	g    *model.Graph
+	ix   *index
+	obs  *Observations
+	src  Source
+	out  []model.Convention
+	code map[codeKey][]*model.File // codeFiles, by family and test-ness
 }
 
 func (c *convCollector) add(category, statement string, confidence float64, samples int, origin string, evs []model.Evidence) {
@@ -72,18 +74,26 @@ func (c *convCollector) add(category, statement string, confidence float64, samp
 
 // codeFiles are the team's own source files (not tests) of a family.
 func (c *convCollector) codeFiles(fam family, tests bool) []*model.File {
-	var out []*model.File
-	for i := range c.g.Files {
-		f := &c.g.Files[i]
-		if !observable(f) || familyOf(f.Path) != fam {
-			continue
+	if c.code == nil {
+		// Every rule asks for these lists; one pass over the files makes
+		// them all.
+		c.code = map[codeKey][]*model.File{}
+		for i := range c.g.Files {
+			f := &c.g.Files[i]
+			if !observable(f) {
+				continue
+			}
+			k := codeKey{familyOf(f.Path), f.Kind == model.FileTest}
+			c.code[k] = append(c.code[k], f)
 		}
-		if (f.Kind == model.FileTest) != tests {
-			continue
-		}
-		out = append(out, f)
 	}
-	return out
+	// Callers append to what they get: a copy keeps the cache intact.
+	return slices.Clone(c.code[codeKey{fam, tests}])
+}
+
+type codeKey struct {
+	fam   family
+	tests bool
 }
 
 var families = []family{famJS, famGo, famPython, famRust, famJava}
@@ -156,18 +166,48 @@ func (c *convCollector) languages() {
 // --- Toolchain ---
 
 func (c *convCollector) toolchain() {
-	has := map[string]bool{}
+	// The documentation filter is a regexp: applied once per path here,
+	// not once per path and tool, it keeps this step cheap enough to re-run
+	// after every edit of a large tree.
+	all := make([]string, 0, len(c.g.Files))
 	for i := range c.g.Files {
-		has[c.g.Files[i].Path] = true
+		if p := c.g.Files[i].Path; !notDocs(p) {
+			all = append(all, p)
+		}
+	}
+	if !slices.IsSorted(all) { // a graph's files are sorted; others may not be
+		sort.Strings(all)
+	}
+	all = slices.Compact(all)
+	// Only the paths a tool names (by base name or directory prefix) can
+	// match it: one pass finds those named by any tool, in path order.
+	var named []int
+	for i, p := range all {
+		if toolConfigNames[baseName(p)] {
+			named = append(named, i)
+		}
 	}
 	found := map[string]bool{}
 	pyproject := string(readSource(c.src, "pyproject.toml")) + string(readSource(c.src, "setup.cfg")) + string(readSource(c.src, "tox.ini"))
-	all := sortedKeys(has)
 	for _, t := range toolConfigs {
+		var cand []int
+		for _, i := range named {
+			if hasString(t.Names, baseName(all[i])) {
+				cand = append(cand, i)
+			}
+		}
+		for _, pre := range t.Prefixes {
+			for i := sort.SearchStrings(all, pre); i < len(all) && strings.HasPrefix(all[i], pre); i++ {
+				cand = append(cand, i)
+			}
+		}
+		slices.Sort(cand)
+		cand = slices.Compact(cand)
 		var evs []model.Evidence
-		for _, p := range all {
-			if reNotDocs.MatchString(p) || len(evs) >= maxConvEvidence {
-				continue
+		for _, i := range cand {
+			p := all[i]
+			if len(evs) >= maxConvEvidence {
+				break
 			}
 			if hasString(t.Names, baseName(p)) {
 				evs = append(evs, model.Evidence{File: p, Detail: t.Tool + " configuration"})
@@ -226,6 +266,17 @@ func (c *convCollector) toolchain() {
 	}
 }
 
+// toolConfigNames are the base names any tool is configured by.
+var toolConfigNames = func() map[string]bool {
+	m := map[string]bool{}
+	for _, t := range toolConfigs {
+		for _, n := range t.Names {
+			m[n] = true
+		}
+	}
+	return m
+}()
+
 func keyLineText(data []byte, s string) int {
 	i := strings.Index(string(data), s)
 	if i < 0 {
@@ -258,6 +309,10 @@ var (
 )
 
 func classify(s string) idCase {
+	return classifyMemo.get(s, classifyName)
+}
+
+func classifyName(s string) idCase {
 	s = strings.TrimLeft(s, "_$")
 	switch {
 	case s == "":
@@ -288,7 +343,9 @@ func newTally() *caseTally {
 	return &caseTally{counts: map[idCase]int{}, examples: map[idCase][]model.Evidence{}}
 }
 
-func (t *caseTally) add(name string, ev model.Evidence) {
+// add counts a name; ev makes its evidence, called only for the few
+// examples kept (formatting one per symbol of a large tree is the cost).
+func (t *caseTally) add(name string, ev func(idCase) model.Evidence) {
 	k := classify(name)
 	if k == caseOther {
 		return
@@ -296,7 +353,7 @@ func (t *caseTally) add(name string, ev model.Evidence) {
 	t.counts[k]++
 	t.total++
 	if len(t.examples[k]) < maxConvEvidence {
-		t.examples[k] = append(t.examples[k], ev)
+		t.examples[k] = append(t.examples[k], ev(k))
 	}
 }
 
@@ -341,7 +398,9 @@ func (c *convCollector) fileNaming() {
 			if entryNames[k] {
 				continue
 			}
-			t.add(k, model.Evidence{File: f.Path, Detail: "file name is " + string(classify(k))})
+			t.add(k, func(c idCase) model.Evidence {
+				return model.Evidence{File: f.Path, Detail: "file name is " + string(c)}
+			})
 		}
 		if t.total < minFileNaming {
 			continue
@@ -383,7 +442,9 @@ func (c *convCollector) symbolNaming() {
 					t = newTally()
 					tallies[s.Kind] = t
 				}
-				t.add(s.Name, model.Evidence{File: f.Path, Line: s.Line, Detail: fmt.Sprintf("%s %s is %s", s.Kind, s.Name, classify(s.Name))})
+				t.add(s.Name, func(c idCase) model.Evidence {
+					return model.Evidence{File: f.Path, Line: s.Line, Detail: fmt.Sprintf("%s %s is %s", s.Kind, s.Name, c)}
+				})
 			}
 		}
 		for _, kind := range sortedKeys(tallies) {
@@ -843,12 +904,18 @@ func (c *convCollector) testRunners(tests []*model.File) {
 	for _, f := range tests {
 		fam := familyOf(f.Path)
 		for _, imp := range f.Imports {
-			best := ""
-			for pfx := range imported {
-				if (imp.Spec == pfx || specMatches(fam, imp.Spec, pfx)) && len(pfx) > len(best) {
-					best = pfx
+			// The longest prefix a spec matches depends on the spec alone:
+			// remembered, not searched again for each of a large tree's
+			// test imports.
+			best := testRunnerMemo.get(string(fam)+"\x00"+imp.Spec, func(string) string {
+				best := ""
+				for pfx := range imported {
+					if (imp.Spec == pfx || specMatches(fam, imp.Spec, pfx)) && len(pfx) > len(best) {
+						best = pfx
+					}
 				}
-			}
+				return best
+			})
 			if best == "" {
 				continue
 			}
@@ -883,7 +950,7 @@ func (c *convCollector) documentation() {
 			readme = true
 		case strings.HasPrefix(p, ".ai/") && strings.HasSuffix(p, ".md"):
 			store++
-		case strings.HasSuffix(strings.ToLower(p), ".md") && reADRDir.MatchString(p) && !reNotDocs.MatchString(p) && !reADRTemplate.MatchString(stem(p)):
+		case strings.HasSuffix(strings.ToLower(p), ".md") && reADRDir.MatchString(p) && !notDocs(p) && !reADRTemplate.MatchString(stem(p)):
 			adr++
 			if adrDir == "" {
 				adrDir = path.Dir(p)

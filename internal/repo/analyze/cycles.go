@@ -124,7 +124,10 @@ func hasEvidenceAt(evs []model.Evidence, file string, line int) bool {
 // rest, with the import evidence of the edges inside it.
 func Cycles(g *model.Graph) {
 	ix := newIndex(g)
-	edges := moduleEdges(ix)
+	cycles(g, ix, moduleEdges(ix))
+}
+
+func cycles(g *model.Graph, ix *index, edges map[string]map[string]*moduleEdge) {
 	nodes := map[string]bool{}
 	for i := range g.Modules {
 		nodes[g.Modules[i].ID] = true
@@ -295,7 +298,10 @@ func shortestCycle(start string, in map[string]bool, succ func(string) []string)
 // modules' top roles imply (domain → infrastructure, …). Run Roles first.
 func Layering(g *model.Graph) {
 	ix := newIndex(g)
-	edges := moduleEdges(ix)
+	layering(g, ix, moduleEdges(ix))
+}
+
+func layering(g *model.Graph, ix *index, edges map[string]map[string]*moduleEdge) {
 	g.Violations = []model.Violation{}
 	for _, from := range sortedKeys(edges) {
 		fm := ix.modules[from]

@@ -96,7 +96,7 @@ func markdownFiles(g *model.Graph) []string {
 		default:
 			continue
 		}
-		if f.Vendored || f.Generated || reNotDocs.MatchString(f.Path) {
+		if f.Vendored || f.Generated || notDocs(f.Path) {
 			continue
 		}
 		out = append(out, f.Path)
@@ -319,10 +319,7 @@ func humanize(s string) string {
 // configDecisions are the choices configuration files record.
 func configDecisions(g *model.Graph, src Source) []model.Decision {
 	var out []model.Decision
-	has := map[string]bool{}
-	for i := range g.Files {
-		has[g.Files[i].Path] = true
-	}
+	has := fileSet(g)
 	rootPJ := readSource(src, "package.json")
 	pj, pjOK := parsePackageJSON(rootPJ)
 	if pjOK {
@@ -354,7 +351,7 @@ func configDecisions(g *model.Graph, src Source) []model.Decision {
 		addPM(name, model.Evidence{File: "package.json", Line: keyLine(rootPJ, "packageManager"), Detail: `"packageManager": "` + clip(pj.PM, 60) + `"`})
 	}
 	for _, lf := range sortedKeys(lockfiles) {
-		if has[lf] {
+		if has(lf) {
 			addPM(lockfiles[lf], model.Evidence{File: lf, Detail: "lockfile written by " + lockfiles[lf]})
 		}
 	}
@@ -385,9 +382,9 @@ func configDecisions(g *model.Graph, src Source) []model.Decision {
 	}
 
 	var strict []model.Evidence
-	for _, p := range sortedKeys(has) {
+	for _, p := range sortedPaths(g) {
 		b := baseName(p)
-		if !strings.HasPrefix(b, "tsconfig") || !strings.HasSuffix(b, ".json") || reNotDocs.MatchString(p) {
+		if !strings.HasPrefix(b, "tsconfig") || !strings.HasSuffix(b, ".json") || notDocs(p) {
 			continue
 		}
 		data := readSource(src, p)

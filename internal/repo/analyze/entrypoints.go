@@ -171,14 +171,25 @@ type packageJSONFile struct {
 	Deps    map[string]string `json:"dependencies"`
 	PM      string            `json:"packageManager"`
 	WS      json.RawMessage   `json:"workspaces"`
+
+	exports []string // exportTargets(Exports)
 }
 
+// parsePackageJSON parses a package.json. The result is shared between
+// callers (and analyses: see packageJSONMemo) and must not be changed.
 func parsePackageJSON(data []byte) (*packageJSONFile, bool) {
-	var pj packageJSONFile
-	if len(data) == 0 || json.Unmarshal(data, &pj) != nil {
+	if len(data) == 0 {
 		return nil, false
 	}
-	return &pj, true
+	pj := packageJSONMemo.get(string(data), func(s string) *packageJSONFile {
+		var pj packageJSONFile
+		if json.Unmarshal([]byte(s), &pj) != nil {
+			return nil
+		}
+		pj.exports = exportTargets(pj.Exports, 0)
+		return &pj
+	})
+	return pj, pj != nil
 }
 
 func (eb *epBuilder) packageJSON(mf *model.Manifest, data []byte) {
@@ -197,7 +208,7 @@ func (eb *epBuilder) packageJSON(mf *model.Manifest, data []byte) {
 			eb.declared(mf, "bin", binMap[k], "package-bin")
 		}
 	}
-	for _, v := range exportTargets(pj.Exports, 0) {
+	for _, v := range pj.exports {
 		eb.declared(mf, "exports", v, "package-export")
 	}
 	dir := path.Dir(mf.Path)

@@ -65,6 +65,40 @@ func (o *Observations) File(p string) *FileObservation {
 	return o.files[p]
 }
 
+// Clone returns a copy that Update can change while o stays as it is: an
+// engine keeps the observations of its published analysis intact while it
+// computes the next one (and when that one is cancelled). The per-file
+// observations are shared; Update replaces them, never changes them.
+func (o *Observations) Clone() *Observations {
+	c := &Observations{}
+	if o == nil {
+		c.files = map[string]*FileObservation{}
+		return c
+	}
+	o.mu.Lock()
+	c.files = make(map[string]*FileObservation, len(o.files))
+	for p, fo := range o.files {
+		c.files[p] = fo
+	}
+	o.mu.Unlock()
+	return c
+}
+
+// All returns every file's observation, by path (a copy of the index; the
+// observations themselves are shared and must not be changed). With
+// ObservationsOf it is how an engine persists them.
+func (o *Observations) All() map[string]*FileObservation {
+	return o.Clone().files
+}
+
+// ObservationsOf makes observations from what All returned.
+func ObservationsOf(files map[string]*FileObservation) *Observations {
+	if files == nil {
+		files = map[string]*FileObservation{}
+	}
+	return &Observations{files: files}
+}
+
 func (o *Observations) set(p string, fo *FileObservation) {
 	o.mu.Lock()
 	o.files[p] = fo
@@ -107,6 +141,7 @@ func (o *Observations) Update(ctx context.Context, g *model.Graph, src Source, o
 	}
 	work := make(chan *model.File)
 	var wg sync.WaitGroup
+	total := len(paths)
 	for w := 0; w < opts.Workers; w++ {
 		wg.Add(1)
 		go func() {
@@ -127,7 +162,10 @@ func (o *Observations) Update(ctx context.Context, g *model.Graph, src Source, o
 	}
 	var err error
 feed:
-	for _, p := range paths {
+	for i, p := range paths {
+		if opts.Progress != nil && (i%64 == 0 || i == total-1) {
+			opts.Progress(i+1, total)
+		}
 		f, ok := byPath[p]
 		if !ok || !observable(f) {
 			o.mu.Lock()
@@ -153,7 +191,7 @@ var reIgnoreTag = regexp.MustCompile(`\bignore\b`)
 // ignore: generators and examples living beside a package): its imports
 // are not the package's.
 func built(f *model.File) bool {
-	return f.Constraint == "" || !reIgnoreTag.MatchString(f.Constraint)
+	return f.Constraint == "" || !strings.Contains(f.Constraint, "ignore") || !matchMemo(&ignoreTagMemo, reIgnoreTag, f.Constraint)
 }
 
 var rulesByFamily = func() map[family][]contentRule {

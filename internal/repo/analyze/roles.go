@@ -101,17 +101,20 @@ func moduleRoles(ix *index, m *model.Module, obs *Observations, eps []*model.Ent
 	if m.ID != "." && m.ID != "" {
 		corpus = m.ID + "/" + m.Name
 	}
-	for _, r := range nameRules {
-		if loc := r.Re.FindStringSubmatch(corpus); loc != nil {
-			add(r.Role, r.Weight, model.Evidence{File: moduleEvidencePath(m), Detail: fmt.Sprintf("%s (%q)", r.Label, loc[2])})
-		}
+	for _, nm := range nameRuleMatches(corpus) {
+		r := nameRules[nm.rule]
+		add(r.Role, r.Weight, model.Evidence{File: moduleEvidencePath(m), Detail: fmt.Sprintf("%s (%q)", r.Label, nm.word)})
 	}
 
 	if len(code) > 0 {
-		for _, r := range fileRoleRules {
+		masks := make([]uint64, len(code))
+		for k, f := range code {
+			masks[k] = fileRoleMask(stem(f.Path))
+		}
+		for i, r := range fileRoleRules {
 			var hits []string
-			for _, f := range code {
-				if r.Re.MatchString(stem(f.Path)) {
+			for k, f := range code {
+				if masks[k]&(1<<i) != 0 {
 					hits = append(hits, f.Path)
 				}
 			}

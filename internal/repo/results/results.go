@@ -9,12 +9,53 @@ import (
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
 
-// Answers computed by the analysis and returned as they are.
-type (
-	ChangeImpact     = analyze.ImpactResult
-	RevisionDiff     = analyze.Diff
-	RevisionSnapshot = analyze.Snapshot
-)
+// ChangeImpact is what a change to a target would likely affect: the
+// analysis' answer (analyze.Impact), with Truncated naming the lists a
+// bound cut, as every result does.
+type ChangeImpact struct {
+	SchemaVersion int    `json:"schemaVersion"`
+	Target        string `json:"target"`
+	Kind          string `json:"kind"` // file, directory or module
+	// Modules are the modules the target is part of.
+	Modules     []string `json:"modules"`
+	TargetFiles int      `json:"targetFiles"`
+	// DirectDependents are modules that import the target; Transitive
+	// ones depend on those, at any distance.
+	DirectDependents     []string             `json:"directDependents"`
+	TransitiveDependents []string             `json:"transitiveDependents"`
+	Files                []analyze.ImpactFile `json:"files"` // dependent files, nearest first
+	Tests                []analyze.ImpactFile `json:"tests"` // tests likely to exercise the change
+	Decisions            []analyze.ImpactRef  `json:"decisions"`
+	Conventions          []analyze.ImpactRef  `json:"conventions"`
+	Truncated            []string             `json:"truncated,omitempty"`
+}
+
+// RevisionDiff is what changed between two revisions (analyze.RevisionDiff).
+type RevisionDiff struct {
+	SchemaVersion int                     `json:"schemaVersion"`
+	Base          string                  `json:"base"` // "" when Revision is a root commit
+	Revision      string                  `json:"revision"`
+	Files         []analyze.ChangedFile   `json:"files"`
+	Modules       []analyze.ChangedModule `json:"modules"`
+	HasChanges    bool                    `json:"hasChanges"`
+	Truncated     []string                `json:"truncated,omitempty"`
+}
+
+// RevisionSnapshot is the tree of one revision, read without a checkout
+// (analyze.RevisionSnapshot).
+type RevisionSnapshot struct {
+	SchemaVersion int                      `json:"schemaVersion"`
+	Revision      string                   `json:"revision"` // as asked
+	SHA           string                   `json:"sha"`
+	Author        string                   `json:"author,omitempty"`
+	Date          string                   `json:"date,omitempty"`
+	Subject       string                   `json:"subject,omitempty"`
+	FileCount     int                      `json:"fileCount"`
+	Files         []string                 `json:"files"`
+	Languages     []analyze.LanguageCount  `json:"languages,omitempty"`
+	Modules       []analyze.SnapshotModule `json:"modules"`
+	Truncated     []string                 `json:"truncated,omitempty"`
+}
 
 // ModuleSummary is a module in a list: what it is and how it sits in the
 // graph, without its files.

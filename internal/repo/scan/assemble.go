@@ -2,9 +2,11 @@ package scan
 
 import (
 	"context"
+	"maps"
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
@@ -27,6 +29,13 @@ func (ix *index) exists(p string) bool { _, ok := ix.byPath[p]; return ok }
 // assemble turns parsed files into the graph: manifests, workspaces,
 // modules, resolved imports, module dependencies, externals and summary.
 func assemble(ctx context.Context, root, head string, files []model.File, configs map[string][]byte, opts Options) (*model.Graph, error) {
+	return assembleWith(ctx, root, head, files, configs, opts, nil)
+}
+
+// assembleWith is assemble with the resolutions of a previous graph whose
+// resolution context (files, their languages, packages and kinds, the
+// configuration) is the same: they are valid as they are.
+func assembleWith(ctx context.Context, root, head string, files []model.File, configs map[string][]byte, opts Options, known map[resolveKey]resolved) (*model.Graph, error) {
 	if !sort.SliceIsSorted(files, func(i, j int) bool { return files[i].Path < files[j].Path }) {
 		sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	}
@@ -60,6 +69,7 @@ func assemble(ctx context.Context, root, head string, files []model.File, config
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	opts.Hooks.progress(PhaseManifests, 0, 0)
 	paths := make([]string, 0, len(configs))
 	for p := range configs {
 		paths = append(paths, p)
@@ -90,9 +100,20 @@ func assemble(ctx context.Context, root, head string, files []model.File, config
 	for _, w := range ws {
 		g.Workspaces = append(g.Workspaces, w.Workspace)
 	}
+	opts.Hooks.progress(PhaseModules, 0, 0)
 	mods := ix.modules(ws)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	opts.Hooks.progress(PhaseImports, 0, 0)
 	res := newResolver(ix, mods, ws)
+	if known != nil {
+		res.memo = maps.Clone(known)
+	}
 	for i := range files {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		f := &files[i]
 		f.Module = mods.of(dirOf(f.Path))
 		for k := range f.Imports {
@@ -107,6 +128,7 @@ func assemble(ctx context.Context, root, head string, files []model.File, config
 	g.External = ix.externals(mods, res)
 	ix.linkModules(g)
 	g.Summary = ix.summary(g, root)
+	lastAssembly.remember(g, res.memo, configs)
 	return g, nil
 }
 
@@ -432,4 +454,47 @@ func (ix *index) summary(g *model.Graph, root string) model.Summary {
 	}
 	sort.Strings(s.PackageManagers)
 	return s
+}
+
+// lastAssembly keeps what the last graph assembled was made from besides
+// its files: the import resolutions and the configuration read. An Update
+// from that graph then re-resolves nothing when only file contents changed
+// (resolving every import of a large tree again is half the cost of an
+// update) and re-reads no unchanged configuration file. One graph is kept:
+// an engine updates from its latest.
+var lastAssembly assembly
+
+type assembly struct {
+	mu      sync.Mutex
+	g       *model.Graph
+	memo    map[resolveKey]resolved
+	configs map[string][]byte
+}
+
+func (a *assembly) remember(g *model.Graph, memo map[resolveKey]resolved, configs map[string][]byte) {
+	a.mu.Lock()
+	a.g, a.memo, a.configs = g, memo, configs
+	a.mu.Unlock()
+}
+
+// resolutionsOf returns g's resolutions, nil when they are not kept. The
+// map is shared: callers clone it before adding to it.
+func (a *assembly) resolutionsOf(g *model.Graph) map[resolveKey]resolved {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.g != g {
+		return nil
+	}
+	return a.memo
+}
+
+// configsOf returns the configuration g was assembled from (shared, read
+// only), nil when it is not kept.
+func (a *assembly) configsOf(g *model.Graph) map[string][]byte {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.g != g {
+		return nil
+	}
+	return a.configs
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -153,6 +154,12 @@ func (l *listing) close() {
 // walk lists the files under root/sub honouring .gitignore files, without
 // following symlinks (a symlink is listed, never entered).
 func walk(ctx context.Context, root, sub string) ([]string, error) {
+	return walkTree(ctx, root, sub, nil)
+}
+
+// walkTree is walk that also collects, when dirs is not nil, every
+// directory it enters (sub included, "" for the root).
+func walkTree(ctx context.Context, root, sub string, dirs *[]string) ([]string, error) {
 	ig := newIgnorer(root)
 	var out []string
 	var visit func(rel string) error
@@ -161,6 +168,9 @@ func walk(ctx context.Context, root, sub string) ([]string, error) {
 			return err
 		}
 		ig.enter(rel)
+		if dirs != nil {
+			*dirs = append(*dirs, rel)
+		}
 		entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(rel)))
 		if err != nil {
 			if errors.Is(err, fs.ErrPermission) || errors.Is(err, fs.ErrNotExist) {
@@ -218,4 +228,180 @@ func dirOf(p string) string {
 		return ""
 	}
 	return p[:i]
+}
+
+// WatchDirs lists the directories under root in which a change can change
+// what a scan lists: the directories of the listed files and their
+// ancestors, and those that hold no listed file yet but where one may
+// appear — untracked directories (empty ones included) and directories
+// holding only ignored files. listed is the current listing (a graph's
+// paths). The result is relative to root, with slashes, sorted, "" for
+// root itself; ignored directories (build output, node_modules) are not
+// in it, which is what keeps a watcher on them quiet.
+func WatchDirs(ctx context.Context, root string, listed []string) ([]string, error) {
+	set := map[string]bool{"": true}
+	addWithParents := func(d string) {
+		for ; !set[d]; d = dirOf(d) {
+			set[d] = true
+		}
+	}
+	for _, p := range listed {
+		addWithParents(dirOf(p))
+	}
+	l, err := openListing(ctx, root, false)
+	if err != nil {
+		return nil, err
+	}
+	defer l.close()
+	if l.repo == nil {
+		var dirs []string
+		if _, err := walkTree(ctx, root, "", &dirs); err != nil {
+			return nil, err
+		}
+		for _, d := range dirs {
+			addWithParents(d)
+		}
+		return sortedSet(set), nil
+	}
+	untracked, err := l.repo.UntrackedDirs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range l.underRootDirs(untracked) {
+		addWithParents(d)
+		// git names the outermost untracked directory only: the ones below
+		// it are where files will appear too.
+		var below []string
+		if err := walkDirsBelow(ctx, root, d, &below); err != nil {
+			return nil, err
+		}
+		for _, b := range below {
+			set[b] = true
+		}
+	}
+	out, err := l.repo.Run(ctx, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
+	if err != nil {
+		return nil, err
+	}
+	var ignoredFiles []string
+	for _, e := range strings.Split(string(out), "\x00") {
+		if e != "" && !strings.HasSuffix(e, "/") {
+			ignoredFiles = append(ignoredFiles, e)
+		}
+	}
+	for _, p := range l.underRoot(ignoredFiles) {
+		addWithParents(dirOf(p))
+	}
+	return sortedSet(set), nil
+}
+
+// underRootDirs is underRoot for directories: "" stands for the root.
+func (l *listing) underRootDirs(all []string) []string {
+	var out []string
+	for _, d := range all {
+		if l.prefix != "" {
+			if d+"/" == l.prefix {
+				out = append(out, "")
+				continue
+			}
+			if !strings.HasPrefix(d, l.prefix) {
+				continue
+			}
+			d = d[len(l.prefix):]
+		}
+		if skippedByDefault(d+"/x") || alwaysSkipped[path.Base(d)] {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// walkDirsBelow collects the directories below root/rel, never entering a
+// symlink or a directory the listing always skips.
+func walkDirsBelow(ctx context.Context, root, rel string, out *[]string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		return nil // gone or unreadable: nothing to watch there
+	}
+	for _, e := range entries {
+		if !e.IsDir() || alwaysSkipped[e.Name()] {
+			continue
+		}
+		p := e.Name()
+		if rel != "" {
+			p = rel + "/" + p
+		}
+		*out = append(*out, p)
+		if err := walkDirsBelow(ctx, root, p, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sortedSet(set map[string]bool) []string {
+	out := make([]string, 0, len(set))
+	for d := range set {
+		out = append(out, d)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// IgnoredDirs returns which of the given directories (relative to root,
+// with slashes) are ignored — by the ignore files, or because the listing
+// never enters them. A watcher stops watching those: their content (build
+// output, caches) is not the project, and its churn is only noise.
+func IgnoredDirs(ctx context.Context, root string, dirs []string) ([]string, error) {
+	var out, ask []string
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		if skippedByDefault(d+"/x") || alwaysSkipped[path.Base(d)] {
+			out = append(out, d)
+		} else {
+			ask = append(ask, d)
+		}
+	}
+	if len(ask) == 0 {
+		return out, nil
+	}
+	l, err := openListing(ctx, root, false)
+	if err != nil {
+		return nil, err
+	}
+	defer l.close()
+	if l.repo == nil {
+		ig := newIgnorer(root)
+		for _, d := range ask {
+			if ig.ignoredDir(d) {
+				out = append(out, d)
+			}
+		}
+		return out, nil
+	}
+	var in strings.Builder
+	for _, d := range ask {
+		in.WriteString(l.prefix + d + "/\x00")
+	}
+	res, err := l.repo.RunInput(ctx, []byte(in.String()), "check-ignore", "-z", "--stdin")
+	if err != nil {
+		// Exit status 1 with nothing on stderr: none is ignored.
+		var ge *git.Error
+		if errors.As(err, &ge) && strings.TrimSpace(ge.Stderr) == "" {
+			return out, nil
+		}
+		return nil, err
+	}
+	for _, e := range strings.Split(string(res), "\x00") {
+		if e = strings.TrimSuffix(e, "/"); e != "" && strings.HasPrefix(e, l.prefix) {
+			out = append(out, e[len(l.prefix):])
+		}
+	}
+	return out, nil
 }

@@ -139,6 +139,24 @@ func (ig *ignorer) ignoredPath(p string) bool {
 	return false
 }
 
+// ignoredDir is ignoredPath for a directory: every element is a directory.
+func (ig *ignorer) ignoredDir(d string) bool {
+	parts := strings.Split(d, "/")
+	cur := ""
+	for _, part := range parts {
+		ig.enter(cur)
+		q := part
+		if cur != "" {
+			q = cur + "/" + part
+		}
+		if alwaysSkipped[part] || ig.ignored(q, true) {
+			return true
+		}
+		cur = q
+	}
+	return false
+}
+
 func (r *ignoreRule) match(p string, isDir bool) bool {
 	if r.dirOnly && !isDir {
 		return false

@@ -5,8 +5,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/go-enry/go-enry/v2"
-
+	"github.com/kontext-dev/kontext/internal/linguist"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
 
@@ -75,10 +74,10 @@ func isAssetExt(ext string) bool {
 // several languages and only the content can tell).
 func languageByName(p string) (lang string, ambiguous bool) {
 	name := path.Base(p)
-	if langs := enry.GetLanguagesByFilename(name, nil, nil); len(langs) == 1 {
+	if langs := linguist.LanguagesByFilename(name); len(langs) == 1 {
 		return langs[0], false
 	}
-	langs := enry.GetLanguagesByExtension(name, nil, nil)
+	langs := linguist.LanguagesByExtension(name)
 	switch len(langs) {
 	case 0:
 		return "", false
@@ -87,21 +86,11 @@ func languageByName(p string) (lang string, ambiguous bool) {
 	}
 	// Without content (an unread file), the common reading of a shared
 	// extension: .rs is Rust before RenderScript, .ts TypeScript before XML.
-	for _, common := range commonLanguages {
-		for _, l := range langs {
-			if l == common {
-				return l, true
-			}
-		}
-	}
-	return langs[0], true
+	return linguist.Preferred(langs), true
 }
 
-var commonLanguages = []string{"Rust", "TypeScript", "JavaScript", "Python", "Go", "Java", "Kotlin", "C", "C++",
-	"Objective-C", "Markdown", "Shell", "PHP", "Ruby", "Perl", "XML", "JSON", "YAML", "TOML", "Text"}
-
 // detectLanguage decides a file's language: by name when that is certain,
-// by enry's full strategy (modelines, shebang, heuristics, classifier)
+// by Linguist's strategies (modelines, shebang, heuristics)
 // when the extension is ambiguous or absent and the content is at hand.
 func detectLanguage(p string, content []byte, haveContent bool) string {
 	lang, ambiguous := languageByName(p)
@@ -109,23 +98,23 @@ func detectLanguage(p string, content []byte, haveContent bool) string {
 		return lang
 	}
 	if ambiguous {
-		// enry's heuristics and classifier decide from the first lines as
+		// Linguist's heuristics decide from the first lines as
 		// well as from the whole file, at a fraction of the cost.
 		const sample = 4 << 10
 		if len(content) > sample {
 			content = content[:sample]
 		}
-		return enry.GetLanguage(path.Base(p), content)
+		return linguist.Language(path.Base(p), content)
 	}
 	if lang == "" && path.Ext(p) == "" && bytes.HasPrefix(content, []byte("#!")) {
-		if l, ok := enry.GetLanguageByShebang(content); ok || l != "" {
+		if l, ok := linguist.LanguageByShebang(content); ok || l != "" {
 			return l
 		}
 	}
 	return lang
 }
 
-// manifestNames are the files that are configuration whatever enry says.
+// manifestNames are the files that are configuration whatever Linguist says.
 var manifestNames = map[string]bool{
 	"go.mod": true, "go.sum": true, "go.work": true, "go.work.sum": true,
 	"package.json": true, "package-lock.json": true, "pnpm-workspace.yaml": true, "pnpm-lock.yaml": true,
@@ -142,17 +131,17 @@ var manifestNames = map[string]bool{
 func classify(p, lang string, binary bool) model.FileKind {
 	name := path.Base(p)
 	ext := strings.ToLower(path.Ext(name))
-	typ := enry.Unknown
+	typ := linguist.Unknown
 	if lang != "" {
-		typ = enry.GetLanguageType(lang)
+		typ = linguist.LanguageType(lang)
 	}
-	if (lang == "" && isAssetExt(ext)) || enry.IsImage(p) {
+	if (lang == "" && isAssetExt(ext)) || linguist.IsImage(p) {
 		return model.FileAsset
 	}
 	if binary {
 		return model.FileOther // object code, archives, databases
 	}
-	if isTestPath(p) && (typ == enry.Programming || typ == enry.Markup) {
+	if isTestPath(p) && (typ == linguist.Programming || typ == linguist.Markup) {
 		return model.FileTest
 	}
 	if manifestNames[name] || strings.HasPrefix(name, "tsconfig.") || strings.HasSuffix(name, ".csproj") ||
@@ -160,20 +149,20 @@ func classify(p, lang string, binary bool) model.FileKind {
 		return model.FileConfig
 	}
 	switch typ {
-	case enry.Programming, enry.Markup:
-		if lang == "Markdown" { // enry types Markdown as prose, older data as markup
+	case linguist.Programming, linguist.Markup:
+		if lang == "Markdown" { // Linguist types Markdown as prose, older data as markup
 			return model.FileDocs
 		}
 		return model.FileSource
-	case enry.Prose:
+	case linguist.Prose:
 		return model.FileDocs
-	case enry.Data:
+	case linguist.Data:
 		return model.FileConfig
 	}
-	if enry.IsDocumentation(p) {
+	if linguist.IsDocumentation(p) {
 		return model.FileDocs
 	}
-	if enry.IsConfiguration(p) || enry.IsDotFile(p) {
+	if linguist.IsConfiguration(p) || linguist.IsDotFile(p) {
 		return model.FileConfig
 	}
 	return model.FileOther
@@ -186,7 +175,7 @@ var testDirs = map[string]bool{
 }
 
 // isTestPath reports test code by the naming conventions of the
-// languages kontext parses, and by enry's matchers for the rest.
+// languages kontext parses, and by Linguist's matchers for the rest.
 func isTestPath(p string) bool {
 	name := path.Base(p)
 	switch {

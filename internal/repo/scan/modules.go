@@ -5,8 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/go-enry/go-enry/v2"
-
+	"github.com/kontext-dev/kontext/internal/linguist"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
 
@@ -148,7 +147,7 @@ func (ix *index) modules(ws []workspace) *moduleSet {
 	codeBelow := map[string]int{}
 	for i := range ix.files {
 		f := &ix.files[i]
-		if f.Kind != model.FileSource && f.Kind != model.FileTest || enry.GetLanguageType(f.Language) != enry.Programming {
+		if f.Kind != model.FileSource && f.Kind != model.FileTest || linguist.LanguageType(f.Language) != linguist.Programming {
 			continue
 		}
 		for d := dirOf(f.Path); d != ""; d = dirOf(d) {

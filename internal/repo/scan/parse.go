@@ -10,8 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/go-enry/go-enry/v2"
-
+	"github.com/kontext-dev/kontext/internal/linguist"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
 
@@ -28,11 +27,13 @@ type parsed struct {
 type reader struct {
 	root    *os.Root
 	maxSize int64
+	hooks   *Hooks
 }
 
 // parseAll parses files in parallel, one read each, keeping the order.
 func (r *reader) parseAll(ctx context.Context, paths []string, workers int) ([]parsed, error) {
 	out := make([]parsed, len(paths))
+	counter := &parseCounter{hooks: r.hooks, total: len(paths)}
 	var next int
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -53,9 +54,11 @@ func (r *reader) parseAll(ctx context.Context, paths []string, workers int) ([]p
 				if start >= len(paths) {
 					return
 				}
-				for i := start; i < min(start+batch, len(paths)); i++ {
+				end := min(start+batch, len(paths))
+				for i := start; i < end; i++ {
 					out[i], buf = r.parse(paths[i], buf)
 				}
+				counter.add(end - start)
 			}
 		}()
 	}
@@ -73,6 +76,9 @@ func (r *reader) parse(p string, buf []byte) (parsed, []byte) {
 	if err != nil {
 		// Deleted but still in git's index, or gone since the listing.
 		return parsed{file: f, missing: true}, buf
+	}
+	if r.hooks != nil && r.hooks.Stat != nil {
+		r.hooks.Stat(p, info)
 	}
 	f.Vendored = isVendored(p)
 	if info.Mode()&fs.ModeSymlink != 0 || !info.Mode().IsRegular() {
@@ -176,7 +182,7 @@ func readPrefix(root *os.Root, p string, n int) ([]byte, error) {
 }
 
 func isBinary(content []byte) bool {
-	return enry.IsBinary(content)
+	return linguist.IsBinary(content)
 }
 
 func countLines(content []byte) int {
@@ -190,17 +196,17 @@ func countLines(content []byte) int {
 	return n
 }
 
-// isGenerated asks enry: generated extensions and names (.pb.go,
+// isGenerated asks Linguist's rules: generated extensions and names (.pb.go,
 // package-lock.json) and its content matchers (minified code, "generated
 // by" headers in the first lines).
 func isGenerated(p string, content []byte) bool {
-	return enry.IsGenerated(p, content)
+	return linguist.IsGenerated(p, content)
 }
 
-// isVendored is enry's verdict on the path (vendor/, node_modules/,
+// isVendored is Linguist's verdict on the path (vendor/, node_modules/,
 // third_party/, bundled libraries by name).
 func isVendored(p string) bool {
-	return enry.IsVendor(p)
+	return linguist.IsVendor(p)
 }
 
 // isConfigFile reports the files whose content the manifest and resolver

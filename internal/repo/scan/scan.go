@@ -16,6 +16,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"sort"
 	"strings"
@@ -40,6 +41,8 @@ type Options struct {
 	MinModuleFiles int
 	// Workers is the parallelism of parsing (GOMAXPROCS).
 	Workers int
+	// Hooks, when set, follow the scan (progress, listing, file metadata).
+	Hooks *Hooks
 }
 
 // DefaultOptions are the original's defaults.
@@ -86,6 +89,7 @@ func Scan(ctx context.Context, root string, opts Options) (*model.Graph, error) 
 		return nil, err
 	}
 	defer osr.Close()
+	opts.Hooks.progress(PhaseListing, 0, 0)
 	l, err := openListing(ctx, dir, true)
 	if err != nil {
 		return nil, err
@@ -95,7 +99,8 @@ func Scan(ctx context.Context, root string, opts Options) (*model.Graph, error) 
 	if l.repo != nil {
 		head, _ = l.repo.Head(ctx)
 	}
-	r := &reader{root: osr, maxSize: opts.MaxFileSize}
+	opts.Hooks.listed(l.paths)
+	r := &reader{root: osr, maxSize: opts.MaxFileSize, hooks: opts.Hooks}
 	ps, err := r.parseAll(ctx, l.paths, opts.Workers)
 	if err != nil {
 		return nil, err
@@ -119,7 +124,13 @@ func Scan(ctx context.Context, root string, opts Options) (*model.Graph, error) 
 // absolute). It re-reads only those files, and the configuration files
 // that resolution depends on; everything else comes from prev. The result
 // equals what Scan would return. A changed .gitignore or directory makes it
-// re-list the tree (still parsing only new and changed files).
+// re-list the tree (still parsing only new and changed files); so does ".",
+// the root itself, which is how a caller says "the listing may have
+// changed" (git's index moved, the watcher lost events).
+//
+// When nothing the graph depends on changed — the paths are ignored
+// files, or files whose re-read facts are the same — Update returns prev
+// itself, so a caller can tell "no change" by identity.
 func Update(ctx context.Context, prev *model.Graph, changed []string, opts Options) (*model.Graph, error) {
 	opts = opts.withDefaults()
 	if prev == nil {
@@ -152,7 +163,11 @@ func Update(ctx context.Context, prev *model.Graph, changed []string, opts Optio
 			p = r
 		}
 		p = path.Clean(filepath.ToSlash(p))
-		if p == "." || p == ".." || strings.HasPrefix(p, "../") {
+		if p == "." {
+			relist = true
+			continue
+		}
+		if p == ".." || strings.HasPrefix(p, "../") {
 			continue
 		}
 		rel = append(rel, p)
@@ -193,6 +208,20 @@ func Update(ctx context.Context, prev *model.Graph, changed []string, opts Optio
 				toParse = append(toParse, p)
 			}
 		}
+		// A changed directory (renamed, deleted) names none of its files,
+		// and git still lists the tracked ones until the deletion is
+		// staged: they are read again, which finds them gone.
+		for _, p := range rel {
+			if _, known := prevByPath[p]; known {
+				continue
+			}
+			prefix := p + "/"
+			for i := sort.Search(len(prev.Files), func(i int) bool { return prev.Files[i].Path >= prefix }); i < len(prev.Files) && strings.HasPrefix(prev.Files[i].Path, prefix); i++ {
+				if listed[prev.Files[i].Path] {
+					toParse = append(toParse, prev.Files[i].Path)
+				}
+			}
+		}
 	} else {
 		present, err := l.present(ctx, dir, rel)
 		if err != nil {
@@ -222,8 +251,20 @@ func Update(ctx context.Context, prev *model.Graph, changed []string, opts Optio
 	}
 	sort.Strings(toParse)
 	toParse = dedupeSorted(toParse)
+	sameSet := len(listed) == len(prev.Files)
+	if sameSet {
+		for p := range listed {
+			if _, ok := prevByPath[p]; !ok {
+				sameSet = false
+				break
+			}
+		}
+	}
+	if sameSet && head == prev.Head && len(toParse) == 0 {
+		return prev, nil
+	}
 
-	r := &reader{root: osr, maxSize: opts.MaxFileSize}
+	r := &reader{root: osr, maxSize: opts.MaxFileSize, hooks: opts.Hooks}
 	ps, err := r.parseAll(ctx, toParse, opts.Workers)
 	if err != nil {
 		return nil, err
@@ -232,13 +273,45 @@ func Update(ctx context.Context, prev *model.Graph, changed []string, opts Optio
 	for _, p := range ps {
 		fresh[p.file.Path] = p
 	}
-	order := make([]string, 0, len(listed))
-	for p := range listed {
-		order = append(order, p)
+	if head == prev.Head && sameAfterParse(prev, prevByPath, listed, fresh) {
+		return prev, nil
 	}
-	sort.Strings(order)
+	var known map[resolveKey]resolved
+	if head == prev.Head && sameContext(prev, prevByPath, listed, fresh) {
+		known = lastAssembly.resolutionsOf(prev)
+	}
+	var order []string
+	if relist {
+		order = make([]string, 0, len(listed))
+		for p := range listed {
+			order = append(order, p)
+		}
+		sort.Strings(order)
+	} else {
+		// prev's files are in order already: merging in the new ones
+		// spares sorting the whole tree.
+		order = make([]string, 0, len(listed))
+		k := 0
+		for i := range prev.Files {
+			p := prev.Files[i].Path
+			for ; k < len(toParse) && toParse[k] < p; k++ {
+				if _, known := prevByPath[toParse[k]]; !known {
+					order = append(order, toParse[k])
+				}
+			}
+			if listed[p] {
+				order = append(order, p)
+			}
+		}
+		for ; k < len(toParse); k++ {
+			if _, known := prevByPath[toParse[k]]; !known {
+				order = append(order, toParse[k])
+			}
+		}
+	}
 	files := make([]model.File, 0, len(listed))
 	configs := map[string][]byte{}
+	prevConfigs := lastAssembly.configsOf(prev)
 	for _, p := range order {
 		if np, ok := fresh[p]; ok {
 			if np.missing {
@@ -251,6 +324,12 @@ func Update(ctx context.Context, prev *model.Graph, changed []string, opts Optio
 			continue
 		}
 		files = append(files, prev.Files[prevByPath[p]])
+		if data, ok := prevConfigs[p]; ok {
+			// Unchanged: what prev's assembly read (configuration is
+			// small, but a monorepo has hundreds of package.json files).
+			configs[p] = data
+			continue
+		}
 		if isConfigFile(p) && !Sensitive(p) && prev.Files[prevByPath[p]].Size <= opts.MaxFileSize {
 			if info, err := osr.Lstat(p); err == nil && info.Mode().IsRegular() {
 				if data, err := osr.ReadFile(p); err == nil && !isBinary(data) {
@@ -259,7 +338,7 @@ func Update(ctx context.Context, prev *model.Graph, changed []string, opts Optio
 			}
 		}
 	}
-	return assemble(ctx, dir, head, files, configs, opts)
+	return assembleWith(ctx, dir, head, files, configs, opts, known)
 }
 
 func dedupeSorted(s []string) []string {
@@ -268,6 +347,94 @@ func dedupeSorted(s []string) []string {
 		if i == 0 || x != s[i-1] {
 			out = append(out, x)
 		}
+	}
+	return out
+}
+
+// sameAfterParse reports whether the files listed now, less those the
+// parse found missing (deleted, yet still in git's index), are prev's,
+// each re-read one showing the same facts — and no configuration file
+// among them, whose content the graph depends on beyond its facts.
+func sameAfterParse(prev *model.Graph, prevByPath map[string]int, listed map[string]bool, fresh map[string]parsed) bool {
+	n := 0
+	for p := range listed {
+		np, parsed := fresh[p]
+		if parsed && np.missing {
+			continue
+		}
+		i, known := prevByPath[p]
+		if !known {
+			return false
+		}
+		if parsed && (np.config != nil || isConfigFile(p) || !sameFacts(&prev.Files[i], &np.file)) {
+			return false
+		}
+		n++
+	}
+	return n == len(prev.Files)
+}
+
+// sameContext reports whether import resolution works in the same
+// context as for prev: the same files, no configuration file re-read, and
+// every re-read file the same in what resolvers and module detection read
+// of other files (language, kind, package, Java/Kotlin declarations).
+// Then prev's resolutions hold; only new specs need resolving.
+func sameContext(prev *model.Graph, prevByPath map[string]int, listed map[string]bool, fresh map[string]parsed) bool {
+	n := 0
+	for p := range listed {
+		np, parsed := fresh[p]
+		if parsed && np.missing {
+			return false
+		}
+		i, known := prevByPath[p]
+		if !known {
+			return false
+		}
+		if parsed {
+			a, b := &prev.Files[i], &np.file
+			if np.config != nil || isConfigFile(p) || a.Language != b.Language || a.Kind != b.Kind || a.Package != b.Package ||
+				a.Vendored != b.Vendored || a.Generated != b.Generated || jvm(a) && !sameSymbols(a.Symbols, b.Symbols) {
+				return false
+			}
+		}
+		n++
+	}
+	return n == len(prev.Files)
+}
+
+// jvm: Java and Kotlin resolution reads the classes other files declare.
+func jvm(f *model.File) bool { return f.Language == "Java" || f.Language == "Kotlin" }
+
+func sameSymbols(a, b []model.Symbol) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || a[i].Kind != b[i].Kind {
+			return false
+		}
+	}
+	return true
+}
+
+// sameFacts reports whether a re-read file shows what the graph already
+// holds: equal in everything but what assemble derives (its module and
+// the resolution of its imports). Reflection keeps the comparison whole
+// when the model grows a field.
+func sameFacts(old, fresh *model.File) bool {
+	a, b := *old, *fresh
+	a.Module, b.Module = "", ""
+	a.Imports, b.Imports = specsOnly(a.Imports), specsOnly(b.Imports)
+	return reflect.DeepEqual(a, b)
+}
+
+func specsOnly(imps []model.Import) []model.Import {
+	if imps == nil {
+		return nil
+	}
+	out := make([]model.Import, len(imps))
+	for i, imp := range imps {
+		out[i] = model.Import{Spec: imp.Spec, Line: imp.Line}
 	}
 	return out
 }

@@ -46,6 +46,7 @@ interop: interop-deps
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzSession -fuzztime $(FUZZTIME) ./internal/mcp
+	$(GO) test -run '^$$' -fuzz FuzzLanguage -fuzztime $(FUZZTIME) ./internal/linguist
 
 test: check-generated vet test-go interop fuzz
 
@@ -54,7 +55,10 @@ snapshots:
 
 bench: interop-deps
 	$(GO) run ./bench/mcpbench
+	$(GO) run ./bench/repobench
 	$(GO) run ./bench/knowledgebench
+	$(GO) run ./bench/hookbench
+	$(GO) run ./bench/initbench
 
 clean:
 	rm -rf $(BIN) $(NPM_DIR)/node_modules

@@ -99,14 +99,14 @@ func knowledgeEndToEnd(t *testing.T, ask string) {
 		return text
 	}
 
-	// The eight tools, with the seed's annotations.
+	// The ten tools, with the seed's annotations.
 	tools, err := cs.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	readOnly := map[string]bool{"ctx_brief": true, "ctx_search": true, "ctx_read": true, "ctx_why": true, "ctx_log": true}
-	if len(tools.Tools) != 8 {
-		t.Fatalf("%d tools, want the eight knowledge tools", len(tools.Tools))
+	if len(tools.Tools) != 10 {
+		t.Fatalf("%d tools, want the ten knowledge tools", len(tools.Tools))
 	}
 	for _, tool := range tools.Tools {
 		a := tool.Annotations

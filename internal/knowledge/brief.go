@@ -377,7 +377,8 @@ func moduleLines(entries []*store.Entry, f focus, max int) []string {
 	return lines
 }
 
-// stateLines says what needs attention: the inbox, problems in the store.
+// stateLines says what needs attention: the inbox, problems in the store,
+// stale decisions, missing hooks, the bootstrap.
 func stateLines(ctx context.Context, o *opened, entries []*store.Entry, loadErr error) []string {
 	var lines []string
 	if !o.store.Exists() {
@@ -416,6 +417,12 @@ func stateLines(ctx context.Context, o *opened, entries []*store.Entry, loadErr 
 	}
 	if errs, _ := o.storeErrors(entries); errs > 0 {
 		lines = append(lines, fmt.Sprintf("- %d problem(s) in the store block commits (kontext check).", errs))
+	}
+	if o.store.Exists() {
+		lines = append(lines, o.staleAndHooksLines(ctx, entries)...)
+	}
+	if p := bootstrapProgress(o, entries); p != "" {
+		lines = append(lines, "- Bootstrap: "+p)
 	}
 	if _, err := os.Stat(o.root.Dir()); err != nil {
 		lines = append(lines, "- The repository root is not readable.")

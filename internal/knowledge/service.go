@@ -21,6 +21,7 @@ import (
 	"github.com/kontext-dev/kontext/internal/knowledge/local"
 	"github.com/kontext-dev/kontext/internal/knowledge/secrets"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
+	"github.com/kontext-dev/kontext/internal/repo"
 )
 
 // Service is the team knowledge of one repository. It opens lazily, so the
@@ -28,6 +29,11 @@ import (
 type Service struct {
 	dir    string // the server's root
 	getenv func(string) string
+
+	// Engine is the repository engine the bootstrap scans with; set it to
+	// share one engine with the repo toolset (one is made when nil).
+	Engine   *repo.Engine
+	engineMu sync.Mutex
 
 	mu   sync.Mutex
 	repo *opened
@@ -51,11 +57,23 @@ type opened struct {
 	filesMu  sync.Mutex
 	files    []index.Item
 	filesGen uint64
+
+	// extras keep the stale decisions and the hooks' location between calls.
+	extras extras
 }
 
 // NewService returns the knowledge of the repository that contains dir.
 func NewService(dir string) *Service {
 	return &Service{dir: dir, getenv: os.Getenv}
+}
+
+func (s *Service) engine() *repo.Engine {
+	s.engineMu.Lock()
+	defer s.engineMu.Unlock()
+	if s.Engine == nil {
+		s.Engine = repo.NewEngine(repo.Options{})
+	}
+	return s.Engine
 }
 
 // errNotRepository tells the agent what to do outside a git repository.

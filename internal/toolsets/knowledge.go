@@ -1,14 +1,20 @@
 package toolsets
 
 import (
+	"context"
 	"fmt"
+	"io"
+	"os"
 
 	"github.com/urfave/cli/v2"
 
 	spec "github.com/kontext-dev/kontext/gen/toolsets/knowledge"
 	kcli "github.com/kontext-dev/kontext/internal/cli"
 	"github.com/kontext-dev/kontext/internal/fsroot"
+	"github.com/kontext-dev/kontext/internal/git"
 	"github.com/kontext-dev/kontext/internal/knowledge"
+	"github.com/kontext-dev/kontext/internal/knowledge/hookrun"
+	"github.com/kontext-dev/kontext/internal/knowledge/hooks"
 	"github.com/kontext-dev/kontext/internal/mcp"
 )
 
@@ -19,7 +25,9 @@ func Knowledge() kcli.ToolsetFactory {
 		Description: spec.Description,
 		Describe:    func() *mcp.Toolset { return spec.Toolset(nil) },
 		Open: func(root *fsroot.Root) (*mcp.Toolset, func(*mcp.Server), error) {
-			h := knowledge.NewHandlers(knowledge.NewService(root.Dir()))
+			svc := knowledge.NewService(root.Dir())
+			svc.Engine = sharedEngine()
+			h := knowledge.NewHandlers(svc)
 			return h.Toolset(), h.Attach, nil
 		},
 		Flags: spec.Flags,
@@ -33,7 +41,7 @@ func Knowledge() kcli.ToolsetFactory {
 			{Name: "inbox", Tool: "ctx_inbox", Usage: "list, show, promote or drop captured candidates"},
 			{Name: "prepare-commit", Tool: "ctx_prepare_commit", Usage: "promote and drop candidates, stage the knowledge, report on the change"},
 		},
-		Commands: []*cli.Command{settingsCommand()},
+		Commands: append([]*cli.Command{settingsCommand(), hooksCommand(), checkCommand(), statusCommand()}, bootstrapCommands()...),
 	}
 }
 
@@ -51,6 +59,140 @@ func settingsCommand() *cli.Command {
 				return err
 			}
 			fmt.Fprint(c.App.Writer, text)
+			return nil
+		},
+	}
+}
+
+// hooksCommand installs, removes and inspects the git hooks, and is what
+// the hooks call (kontext hooks run <hook>).
+func hooksCommand() *cli.Command {
+	rootFlag := &cli.StringFlag{Name: "root", Usage: "repository root (default $KONTEXT_ROOT, else the working directory)"}
+	withRepo := func(c *cli.Context, f func(context.Context, *git.Repo) error) error {
+		choice, err := fsroot.Choose(c.String("root"), os.Getenv)
+		if err != nil {
+			return err
+		}
+		repo, err := git.Open(c.Context, choice.Dir)
+		if err != nil {
+			return err
+		}
+		defer repo.Close()
+		return f(c.Context, repo)
+	}
+	return &cli.Command{
+		Name:  "hooks",
+		Usage: "install, remove or inspect the git hooks that check and link the team's knowledge",
+		Subcommands: []*cli.Command{
+			{
+				Name:  "install",
+				Usage: "add kontext's block to pre-commit, prepare-commit-msg, post-commit, post-merge and post-rewrite (existing hooks are kept)",
+				Flags: []cli.Flag{rootFlag},
+				Action: func(c *cli.Context) error {
+					return withRepo(c, func(ctx context.Context, repo *git.Repo) error {
+						return installHooks(ctx, repo, c.App.Writer)
+					})
+				},
+			},
+			{
+				Name:  "uninstall",
+				Usage: "remove kontext's block from the hooks (and put chained hooks back)",
+				Flags: []cli.Flag{rootFlag},
+				Action: func(c *cli.Context) error {
+					return withRepo(c, func(ctx context.Context, repo *git.Repo) error {
+						r, err := hooks.Uninstall(ctx, repo)
+						fmt.Fprint(c.App.Writer, r.String())
+						return err
+					})
+				},
+			},
+			{
+				Name:            "run",
+				Usage:           "run one hook's checks (what the installed hooks call): kontext hooks run <hook> [<git's arguments>]",
+				ArgsUsage:       "<hook> [args…]",
+				SkipFlagParsing: true,
+				Action: func(c *cli.Context) error {
+					if c.NArg() == 0 {
+						return cli.Exit("name the hook: kontext hooks run pre-commit|prepare-commit-msg|post-commit|post-merge|post-rewrite", 2)
+					}
+					// The hook's repository is the one git runs it in, whatever
+					// KONTEXT_ROOT says.
+					wd, err := os.Getwd()
+					if err != nil {
+						return err
+					}
+					args := c.Args().Slice()
+					code := hookrun.Run(c.Context, wd, args[0], args[1:], hookrun.Options{Stdout: c.App.Writer, Stderr: c.App.ErrWriter})
+					if code != 0 {
+						return cli.Exit("", code)
+					}
+					return nil
+				},
+			},
+			{
+				Name:  "status",
+				Usage: "say which hooks carry kontext's block",
+				Flags: []cli.Flag{rootFlag},
+				Action: func(c *cli.Context) error {
+					return withRepo(c, func(ctx context.Context, repo *git.Repo) error {
+						st, err := hooks.Inspect(ctx, repo)
+						if err != nil {
+							return err
+						}
+						fmt.Fprint(c.App.Writer, st.String())
+						return nil
+					})
+				},
+			},
+		},
+	}
+}
+
+// installHooks installs the git hooks and prints what it did (kontext
+// hooks install, and the last step of kontext init).
+func installHooks(ctx context.Context, repo *git.Repo, w io.Writer) error {
+	r, err := hooks.Install(ctx, repo)
+	if len(r.Hooks) > 0 {
+		fmt.Fprint(w, r.String())
+	}
+	return err
+}
+
+// checkCommand validates the knowledge store (or what is staged of it) and
+// exits 1 when it finds errors.
+func checkCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "check",
+		Usage: "validate the knowledge store and scan it for secrets (exit status 1 on errors)",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "root", Usage: "repository root (default $KONTEXT_ROOT, else the working directory)"},
+			&cli.BoolFlag{Name: "staged", Usage: "check the staged knowledge, as the pre-commit hook does"},
+		},
+		Action: func(c *cli.Context) error {
+			errs, err := knowledge.Check(c.Context, c.String("root"), c.Bool("staged"), c.App.Writer)
+			if err != nil {
+				return err
+			}
+			if errs > 0 {
+				return cli.Exit("", 1)
+			}
+			return nil
+		},
+	}
+}
+
+// statusCommand prints one screen on the repository's knowledge.
+func statusCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "status",
+		Usage: "the store, the inbox, stale decisions, problems, the hooks and the bootstrap, on one screen",
+		Flags: []cli.Flag{&cli.StringFlag{Name: "root", Usage: "repository root (default $KONTEXT_ROOT, else the working directory)"}},
+		Action: func(c *cli.Context) error {
+			text, err := knowledge.Status(c.Context, c.String("root"))
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(c.App.Writer, text)
 			return nil
 		},
 	}

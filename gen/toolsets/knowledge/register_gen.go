@@ -5,12 +5,14 @@
 // Source: schema/tools/knowledge/ctx_brief.yaml sha256:8ab6a25891a535ab4be68b2af6d1e934b75e4c2940f807d63bcd2c1db58ee696
 // Source: schema/tools/knowledge/ctx_capture.yaml sha256:d05cf26dc7a833465f13cdd3963e6bcd757873cc403ffb6c1cfec5dbdc59c82c
 // Source: schema/tools/knowledge/ctx_inbox.yaml sha256:e2b9df147c8464ae8829a4aa74eb9dcc75f6b164065ecb544864522236e6d841
+// Source: schema/tools/knowledge/ctx_init.yaml sha256:479395fb5187b86382ba4e04a991d1c72e5d7442c3ab5aa1ecc70d1b06681a74
+// Source: schema/tools/knowledge/ctx_init_submit.yaml sha256:3e6acb4867ce42dc4abaf78a783460f37c18da9311bf82705fb6bcfa7822db97
 // Source: schema/tools/knowledge/ctx_log.yaml sha256:26b374d1b7e1d4a134b7280f1a5dd55da8bfe408ca7385a4afc76795eab9e5f8
 // Source: schema/tools/knowledge/ctx_prepare_commit.yaml sha256:20363dfaf2af38e5977626f5ace930c7031ba07bc8bd768860de19247a89679a
 // Source: schema/tools/knowledge/ctx_read.yaml sha256:c5947c62095c2b6894ed9d981c29feec149dc3e18c650d75c55c465e6019dcab
 // Source: schema/tools/knowledge/ctx_search.yaml sha256:b87017c8eddc927e42c4103dbb06ae0b85bfa1ff9f132f623b3ccbba607be2c9
 // Source: schema/tools/knowledge/ctx_why.yaml sha256:99c2978549dad546a71bfd9faedebd5b2a2402c8604a26e4e71ec7255a2c25b5
-// Source: schema/toolsets.yaml sha256:f2667ac42866a5915d0ead8bf606d19688ebfbaf7e68c5ab2f181d9518724f9f
+// Source: schema/toolsets.yaml sha256:3c331f33d52612885f90184d83c4f2fd31a07ac2a20edd9d31e5ea221ef37653
 
 package knowledge
 
@@ -193,6 +195,46 @@ func Toolset(h Handlers) *mcp.Toolset {
 						return nil, err
 					}
 					return h.CtxPrepareCommit(ctx, in)
+				},
+			},
+			{
+				Name:        "ctx_init",
+				Title:       "Knowledge bootstrap: next tasks",
+				Description: "Returns the next bootstrap tasks that deepen the team's knowledge — purpose, mod:<module>, dec:<area>, refresh:<module> — each with the files to read and what is already known; submit each with ctx_init_submit. With bootstrap: true (only when the user asked) and no .ai/ yet, it first scans the repository, reads its history and writes the initial store.\n\nReturns: the next tasks",
+				Toolset:     Name,
+				Annotations: mcp.Annotations{
+					ReadOnly:    mcp.Bool(false),
+					Destructive: mcp.Bool(false),
+					Idempotent:  mcp.Bool(false),
+					OpenWorld:   mcp.Bool(false),
+				},
+				InputSchema: json.RawMessage(ctxInitInputSchema),
+				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
+					in := new(CtxInitInput)
+					if err := mcp.DecodeArguments(args, in); err != nil {
+						return nil, err
+					}
+					return h.CtxInit(ctx, in)
+				},
+			},
+			{
+				Name:        "ctx_init_submit",
+				Title:       "Knowledge bootstrap: submit a task",
+				Description: "Submits the result of a bootstrap task from ctx_init: the purpose or a module's overview and summary, the decisions found in a history cluster, learnings; or skips the task with a reason. Resubmitting a task replaces its own earlier output and nothing else.\n\nReturns: what was written, and the next task",
+				Toolset:     Name,
+				Annotations: mcp.Annotations{
+					ReadOnly:    mcp.Bool(false),
+					Destructive: mcp.Bool(false),
+					Idempotent:  mcp.Bool(true),
+					OpenWorld:   mcp.Bool(false),
+				},
+				InputSchema: json.RawMessage(ctxInitSubmitInputSchema),
+				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
+					in := new(CtxInitSubmitInput)
+					if err := mcp.DecodeArguments(args, in); err != nil {
+						return nil, err
+					}
+					return h.CtxInitSubmit(ctx, in)
 				},
 			},
 		},

@@ -5,12 +5,14 @@
 // Source: schema/tools/knowledge/ctx_brief.yaml sha256:8ab6a25891a535ab4be68b2af6d1e934b75e4c2940f807d63bcd2c1db58ee696
 // Source: schema/tools/knowledge/ctx_capture.yaml sha256:d05cf26dc7a833465f13cdd3963e6bcd757873cc403ffb6c1cfec5dbdc59c82c
 // Source: schema/tools/knowledge/ctx_inbox.yaml sha256:e2b9df147c8464ae8829a4aa74eb9dcc75f6b164065ecb544864522236e6d841
+// Source: schema/tools/knowledge/ctx_init.yaml sha256:479395fb5187b86382ba4e04a991d1c72e5d7442c3ab5aa1ecc70d1b06681a74
+// Source: schema/tools/knowledge/ctx_init_submit.yaml sha256:3e6acb4867ce42dc4abaf78a783460f37c18da9311bf82705fb6bcfa7822db97
 // Source: schema/tools/knowledge/ctx_log.yaml sha256:26b374d1b7e1d4a134b7280f1a5dd55da8bfe408ca7385a4afc76795eab9e5f8
 // Source: schema/tools/knowledge/ctx_prepare_commit.yaml sha256:20363dfaf2af38e5977626f5ace930c7031ba07bc8bd768860de19247a89679a
 // Source: schema/tools/knowledge/ctx_read.yaml sha256:c5947c62095c2b6894ed9d981c29feec149dc3e18c650d75c55c465e6019dcab
 // Source: schema/tools/knowledge/ctx_search.yaml sha256:b87017c8eddc927e42c4103dbb06ae0b85bfa1ff9f132f623b3ccbba607be2c9
 // Source: schema/tools/knowledge/ctx_why.yaml sha256:99c2978549dad546a71bfd9faedebd5b2a2402c8604a26e4e71ec7255a2c25b5
-// Source: schema/toolsets.yaml sha256:f2667ac42866a5915d0ead8bf606d19688ebfbaf7e68c5ab2f181d9518724f9f
+// Source: schema/toolsets.yaml sha256:3c331f33d52612885f90184d83c4f2fd31a07ac2a20edd9d31e5ea221ef37653
 
 package knowledge
 
@@ -25,6 +27,8 @@ const (
 	ctxCaptureInputSchema       = `{"type":"object","properties":{"kind":{"type":"string","description":"decision, convention, learning, incident (aliases accepted)","minLength":1},"title":{"type":"string","description":"a short statement","minLength":1,"maxLength":300},"body":{"type":"string","description":"Markdown: context, the decision or learning, consequences","minLength":1,"maxLength":100000},"summary":{"type":"string","description":"one line","maxLength":500},"paths":{"description":"paths or globs it concerns","anyOf":[{"type":"array","items":{"type":"string"}},{"type":"string"}]},"tags":{"description":"tags","anyOf":[{"type":"array","items":{"type":"string"}},{"type":"string"}]},"visibility":{"type":"string","description":"team (reviewed and committed) or private (stays in this clone)","enum":["team","private"]},"supersedes":{"description":"ids of the entries it supersedes","anyOf":[{"type":"array","items":{"type":"string"}},{"type":"string"}]},"status":{"type":"string","description":"the entry's status","enum":["proposed","accepted","deprecated","rejected"]},"promote":{"type":"boolean","description":"write it straight into the store instead of the inbox","default":false}},"required":["kind","title","body"],"additionalProperties":false}`
 	ctxInboxInputSchema         = `{"type":"object","properties":{"action":{"type":"string","description":"what to do","enum":["list","show","promote","drop"],"default":"list"},"ids":{"description":"for show / promote / drop","anyOf":[{"type":"array","items":{"type":"string"}},{"type":"string"}]}},"additionalProperties":false}`
 	ctxPrepareCommitInputSchema = `{"type":"object","properties":{"promote":{"description":"inbox ids to write into the store and stage","anyOf":[{"type":"array","items":{"type":"string"}},{"type":"string"}]},"drop":{"description":"inbox ids to drop","anyOf":[{"type":"array","items":{"type":"string"}},{"type":"string"}]}},"additionalProperties":false}`
+	ctxInitInputSchema          = `{"type":"object","properties":{"count":{"type":"integer","description":"how many tasks to return (up to 5)","default":1,"minimum":1,"maximum":5},"bootstrap":{"type":"boolean","description":"set up the knowledge store when the repository has none – only when the user asked for it","default":false}},"additionalProperties":false}`
+	ctxInitSubmitInputSchema    = `{"type":"object","properties":{"task_id":{"type":"string","description":"purpose, mod:<module>, dec:<area>, refresh:<module>","pattern":"^(purpose|(mod|dec|refresh):.+)$"},"summary":{"type":"string","description":"one line, at most ~200 characters","maxLength":400},"overview":{"type":"string","description":"Markdown, 5–15 lines","maxLength":8000},"decisions":{"type":"array","description":"{title, decision, summary?, context?, consequences?, paths?, commits?, date?, status?, tags?} – for dec: tasks","maxItems":3,"items":{"type":"object","properties":{"title":{"type":"string","minLength":1},"decision":{"type":"string","minLength":1},"summary":{"type":"string"},"context":{"type":"string"},"consequences":{"type":"string"},"paths":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"string"}]},"commits":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"string"}]},"date":{"type":"string","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},"status":{"type":"string","enum":["proposed","accepted","deprecated","superseded","rejected"]},"tags":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"string"}]}},"required":["title","decision"],"additionalProperties":false}},"learnings":{"type":"array","description":"{title, body, paths?, tags?}","maxItems":5,"items":{"type":"object","properties":{"title":{"type":"string","minLength":1},"body":{"type":"string","minLength":1},"paths":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"string"}]},"tags":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"string"}]}},"required":["title","body"],"additionalProperties":false}},"skip":{"type":"boolean","description":"skips the task"},"reason":{"type":"string","description":"why it is skipped"}},"required":["task_id"],"additionalProperties":false}`
 )
 
 // InputSchemas maps each tool of the toolset to its input schema.
@@ -37,4 +41,6 @@ var InputSchemas = map[string]string{
 	"ctx_capture":        ctxCaptureInputSchema,
 	"ctx_inbox":          ctxInboxInputSchema,
 	"ctx_prepare_commit": ctxPrepareCommitInputSchema,
+	"ctx_init":           ctxInitInputSchema,
+	"ctx_init_submit":    ctxInitSubmitInputSchema,
 }

@@ -5,12 +5,14 @@
 // Source: schema/tools/knowledge/ctx_brief.yaml sha256:8ab6a25891a535ab4be68b2af6d1e934b75e4c2940f807d63bcd2c1db58ee696
 // Source: schema/tools/knowledge/ctx_capture.yaml sha256:d05cf26dc7a833465f13cdd3963e6bcd757873cc403ffb6c1cfec5dbdc59c82c
 // Source: schema/tools/knowledge/ctx_inbox.yaml sha256:e2b9df147c8464ae8829a4aa74eb9dcc75f6b164065ecb544864522236e6d841
+// Source: schema/tools/knowledge/ctx_init.yaml sha256:479395fb5187b86382ba4e04a991d1c72e5d7442c3ab5aa1ecc70d1b06681a74
+// Source: schema/tools/knowledge/ctx_init_submit.yaml sha256:3e6acb4867ce42dc4abaf78a783460f37c18da9311bf82705fb6bcfa7822db97
 // Source: schema/tools/knowledge/ctx_log.yaml sha256:26b374d1b7e1d4a134b7280f1a5dd55da8bfe408ca7385a4afc76795eab9e5f8
 // Source: schema/tools/knowledge/ctx_prepare_commit.yaml sha256:20363dfaf2af38e5977626f5ace930c7031ba07bc8bd768860de19247a89679a
 // Source: schema/tools/knowledge/ctx_read.yaml sha256:c5947c62095c2b6894ed9d981c29feec149dc3e18c650d75c55c465e6019dcab
 // Source: schema/tools/knowledge/ctx_search.yaml sha256:b87017c8eddc927e42c4103dbb06ae0b85bfa1ff9f132f623b3ccbba607be2c9
 // Source: schema/tools/knowledge/ctx_why.yaml sha256:99c2978549dad546a71bfd9faedebd5b2a2402c8604a26e4e71ec7255a2c25b5
-// Source: schema/toolsets.yaml sha256:f2667ac42866a5915d0ead8bf606d19688ebfbaf7e68c5ab2f181d9518724f9f
+// Source: schema/toolsets.yaml sha256:3c331f33d52612885f90184d83c4f2fd31a07ac2a20edd9d31e5ea221ef37653
 
 package knowledge
 
@@ -18,6 +20,7 @@ import "encoding/json"
 import "fmt"
 import "github.com/kontext-dev/kontext/internal/mcp"
 import "reflect"
+import "regexp"
 import "unicode/utf8"
 
 // CtxBriefInput is the input of ctx_brief: Team brief
@@ -256,6 +259,243 @@ func (j *CtxInboxInput) UnmarshalJSON(value []byte) error {
 		plain.Action = "list"
 	}
 	*j = CtxInboxInput(plain)
+	return nil
+}
+
+// CtxInitInput is the input of ctx_init: Knowledge bootstrap: next tasks
+type CtxInitInput struct {
+	// set up the knowledge store when the repository has none – only when the user
+	// asked for it
+	Bootstrap bool `json:"bootstrap,omitempty,omitzero"`
+
+	// how many tasks to return (up to 5)
+	Count int `json:"count,omitempty,omitzero"`
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (j *CtxInitInput) UnmarshalJSON(value []byte) error {
+	var raw map[string]interface{}
+	if err := json.Unmarshal(value, &raw); err != nil {
+		return err
+	}
+	type Plain CtxInitInput
+	var plain Plain
+	if err := json.Unmarshal(value, &plain); err != nil {
+		return err
+	}
+	if v, ok := raw["bootstrap"]; !ok || v == nil {
+		plain.Bootstrap = false
+	}
+	if v, ok := raw["count"]; !ok || v == nil {
+		plain.Count = 1
+	}
+	if 5 < plain.Count {
+		return fmt.Errorf("field %s: must be <= %v", "count", 5)
+	}
+	if 1 > plain.Count {
+		return fmt.Errorf("field %s: must be >= %v", "count", 1)
+	}
+	*j = CtxInitInput(plain)
+	return nil
+}
+
+// CtxInitSubmitInput is the input of ctx_init_submit: Knowledge bootstrap: submit
+// a task
+type CtxInitSubmitInput struct {
+	// {title, decision, summary?, context?, consequences?, paths?, commits?, date?,
+	// status?, tags?} – for dec: tasks
+	Decisions []CtxInitSubmitInputDecisionsElem `json:"decisions,omitempty,omitzero"`
+
+	// {title, body, paths?, tags?}
+	Learnings []CtxInitSubmitInputLearningsElem `json:"learnings,omitempty,omitzero"`
+
+	// Markdown, 5–15 lines
+	Overview *string `json:"overview,omitempty,omitzero"`
+
+	// why it is skipped
+	Reason *string `json:"reason,omitempty,omitzero"`
+
+	// skips the task
+	Skip *bool `json:"skip,omitempty,omitzero"`
+
+	// one line, at most ~200 characters
+	Summary *string `json:"summary,omitempty,omitzero"`
+
+	// purpose, mod:<module>, dec:<area>, refresh:<module>
+	TaskID string `json:"task_id"`
+}
+
+type CtxInitSubmitInputDecisionsElem struct {
+	// Commits corresponds to the JSON schema field "commits".
+	Commits mcp.StringList `json:"commits,omitempty,omitzero"`
+
+	// Consequences corresponds to the JSON schema field "consequences".
+	Consequences *string `json:"consequences,omitempty,omitzero"`
+
+	// Context corresponds to the JSON schema field "context".
+	Context *string `json:"context,omitempty,omitzero"`
+
+	// Date corresponds to the JSON schema field "date".
+	Date *string `json:"date,omitempty,omitzero"`
+
+	// Decision corresponds to the JSON schema field "decision".
+	Decision string `json:"decision"`
+
+	// Paths corresponds to the JSON schema field "paths".
+	Paths mcp.StringList `json:"paths,omitempty,omitzero"`
+
+	// Status corresponds to the JSON schema field "status".
+	Status *CtxInitSubmitInputDecisionsElemStatus `json:"status,omitempty,omitzero"`
+
+	// Summary corresponds to the JSON schema field "summary".
+	Summary *string `json:"summary,omitempty,omitzero"`
+
+	// Tags corresponds to the JSON schema field "tags".
+	Tags mcp.StringList `json:"tags,omitempty,omitzero"`
+
+	// Title corresponds to the JSON schema field "title".
+	Title string `json:"title"`
+}
+
+type CtxInitSubmitInputDecisionsElemStatus string
+
+const CtxInitSubmitInputDecisionsElemStatusAccepted CtxInitSubmitInputDecisionsElemStatus = "accepted"
+const CtxInitSubmitInputDecisionsElemStatusDeprecated CtxInitSubmitInputDecisionsElemStatus = "deprecated"
+const CtxInitSubmitInputDecisionsElemStatusProposed CtxInitSubmitInputDecisionsElemStatus = "proposed"
+const CtxInitSubmitInputDecisionsElemStatusRejected CtxInitSubmitInputDecisionsElemStatus = "rejected"
+const CtxInitSubmitInputDecisionsElemStatusSuperseded CtxInitSubmitInputDecisionsElemStatus = "superseded"
+
+var enumValues_CtxInitSubmitInputDecisionsElemStatus = []interface{}{
+	"proposed",
+	"accepted",
+	"deprecated",
+	"superseded",
+	"rejected",
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (j *CtxInitSubmitInputDecisionsElemStatus) UnmarshalJSON(value []byte) error {
+	var v string
+	if err := json.Unmarshal(value, &v); err != nil {
+		return err
+	}
+	var ok bool
+	for _, expected := range enumValues_CtxInitSubmitInputDecisionsElemStatus {
+		if reflect.DeepEqual(v, expected) {
+			ok = true
+			break
+		}
+	}
+	if !ok {
+		return fmt.Errorf("invalid value (expected one of %#v): %#v", enumValues_CtxInitSubmitInputDecisionsElemStatus, v)
+	}
+	*j = CtxInitSubmitInputDecisionsElemStatus(v)
+	return nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (j *CtxInitSubmitInputDecisionsElem) UnmarshalJSON(value []byte) error {
+	var raw map[string]interface{}
+	if err := json.Unmarshal(value, &raw); err != nil {
+		return err
+	}
+	if _, ok := raw["decision"]; raw != nil && !ok {
+		return fmt.Errorf("field decision in CtxInitSubmitInputDecisionsElem: required")
+	}
+	if _, ok := raw["title"]; raw != nil && !ok {
+		return fmt.Errorf("field title in CtxInitSubmitInputDecisionsElem: required")
+	}
+	type Plain CtxInitSubmitInputDecisionsElem
+	var plain Plain
+	if err := json.Unmarshal(value, &plain); err != nil {
+		return err
+	}
+	if plain.Date != nil {
+		if matched, _ := regexp.MatchString(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`, string(*plain.Date)); !matched {
+			return fmt.Errorf("field %s pattern match: must match %s", "Date", `^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
+		}
+	}
+	if utf8.RuneCountInString(string(plain.Decision)) < 1 {
+		return fmt.Errorf("field %s length: must be >= %d", "decision", 1)
+	}
+	if utf8.RuneCountInString(string(plain.Title)) < 1 {
+		return fmt.Errorf("field %s length: must be >= %d", "title", 1)
+	}
+	*j = CtxInitSubmitInputDecisionsElem(plain)
+	return nil
+}
+
+type CtxInitSubmitInputLearningsElem struct {
+	// Body corresponds to the JSON schema field "body".
+	Body string `json:"body"`
+
+	// Paths corresponds to the JSON schema field "paths".
+	Paths mcp.StringList `json:"paths,omitempty,omitzero"`
+
+	// Tags corresponds to the JSON schema field "tags".
+	Tags mcp.StringList `json:"tags,omitempty,omitzero"`
+
+	// Title corresponds to the JSON schema field "title".
+	Title string `json:"title"`
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (j *CtxInitSubmitInputLearningsElem) UnmarshalJSON(value []byte) error {
+	var raw map[string]interface{}
+	if err := json.Unmarshal(value, &raw); err != nil {
+		return err
+	}
+	if _, ok := raw["body"]; raw != nil && !ok {
+		return fmt.Errorf("field body in CtxInitSubmitInputLearningsElem: required")
+	}
+	if _, ok := raw["title"]; raw != nil && !ok {
+		return fmt.Errorf("field title in CtxInitSubmitInputLearningsElem: required")
+	}
+	type Plain CtxInitSubmitInputLearningsElem
+	var plain Plain
+	if err := json.Unmarshal(value, &plain); err != nil {
+		return err
+	}
+	if utf8.RuneCountInString(string(plain.Body)) < 1 {
+		return fmt.Errorf("field %s length: must be >= %d", "body", 1)
+	}
+	if utf8.RuneCountInString(string(plain.Title)) < 1 {
+		return fmt.Errorf("field %s length: must be >= %d", "title", 1)
+	}
+	*j = CtxInitSubmitInputLearningsElem(plain)
+	return nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (j *CtxInitSubmitInput) UnmarshalJSON(value []byte) error {
+	var raw map[string]interface{}
+	if err := json.Unmarshal(value, &raw); err != nil {
+		return err
+	}
+	if _, ok := raw["task_id"]; raw != nil && !ok {
+		return fmt.Errorf("field task_id in CtxInitSubmitInput: required")
+	}
+	type Plain CtxInitSubmitInput
+	var plain Plain
+	if err := json.Unmarshal(value, &plain); err != nil {
+		return err
+	}
+	if len(plain.Decisions) > 3 {
+		return fmt.Errorf("field %s length: must be <= %d", "decisions", 3)
+	}
+	if len(plain.Learnings) > 5 {
+		return fmt.Errorf("field %s length: must be <= %d", "learnings", 5)
+	}
+	if plain.Overview != nil && utf8.RuneCountInString(string(*plain.Overview)) > 8000 {
+		return fmt.Errorf("field %s length: must be <= %d", "overview", 8000)
+	}
+	if plain.Summary != nil && utf8.RuneCountInString(string(*plain.Summary)) > 400 {
+		return fmt.Errorf("field %s length: must be <= %d", "summary", 400)
+	}
+	if matched, _ := regexp.MatchString(`^(purpose|(mod|dec|refresh):.+)$`, string(plain.TaskID)); !matched {
+		return fmt.Errorf("field %s pattern match: must match %s", "TaskID", `^(purpose|(mod|dec|refresh):.+)$`)
+	}
+	*j = CtxInitSubmitInput(plain)
 	return nil
 }
 

@@ -15,7 +15,7 @@
 // Source: schema/tools/repo/get_revision_diff.yaml sha256:d93063fc7baa04446c1f30f7776961b1ebed5c79e0617580093f91b36ce902da
 // Source: schema/tools/repo/get_revision_snapshot.yaml sha256:37ffe131859061afaa7f096af2a97b283996e8beb619817cd22b32dd667c4d22
 // Source: schema/tools/repo/search_context.yaml sha256:a3144a2ee0fc9d08a969c6cab82d5d59da3678e682b52bba444988d0908ed459
-// Source: schema/toolsets.yaml sha256:f2667ac42866a5915d0ead8bf606d19688ebfbaf7e68c5ab2f181d9518724f9f
+// Source: schema/toolsets.yaml sha256:3c331f33d52612885f90184d83c4f2fd31a07ac2a20edd9d31e5ea221ef37653
 
 package repo
 

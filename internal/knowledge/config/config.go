@@ -271,6 +271,16 @@ type Options struct {
 	// Getenv reads KONTEXT_CONFIG_DIR, XDG_CONFIG_HOME and HOME; os.Getenv
 	// when nil.
 	Getenv func(string) string
+	// SkipIdentity leaves Config.Identity empty unless the user keeps
+	// per-repository files (which are found by it): working it out costs
+	// git processes that a git hook, run on every commit, can spare.
+	SkipIdentity bool
+}
+
+// hasFiles reports whether a directory exists and holds anything.
+func hasFiles(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	return err == nil && len(ents) > 0
 }
 
 // UserDir is the user's configuration directory: $KONTEXT_CONFIG_DIR, else
@@ -327,9 +337,11 @@ func Load(ctx context.Context, repo *git.Repo, opts Options) (*Config, error) {
 		return nil, err
 	}
 	if repo != nil {
-		id = Identify(ctx, repo)
-		if _, err := add(LayerUserRepo, filepath.Join(userDir, "repos", id.Slug+".toml")); err != nil {
-			return nil, err
+		if !opts.SkipIdentity || hasFiles(filepath.Join(userDir, "repos")) {
+			id = Identify(ctx, repo)
+			if _, err := add(LayerUserRepo, filepath.Join(userDir, "repos", id.Slug+".toml")); err != nil {
+				return nil, err
+			}
 		}
 		local, localOK, err := readLayer(LayerLocal, LocalPath(repo))
 		if err != nil {

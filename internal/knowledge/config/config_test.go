@@ -332,3 +332,27 @@ func TestLocalIdentity(t *testing.T) {
 		t.Fatal("ShortHash")
 	}
 }
+
+func TestSkipIdentity(t *testing.T) {
+	dir, repo := newRepo(t)
+	run(t, dir, "git", "remote", "add", "origin", "git@github.com:Acme/Shop.git")
+	user := t.TempDir()
+	opts := env(map[string]string{"KONTEXT_CONFIG_DIR": user})
+	opts.SkipIdentity = true
+	c, err := Load(context.Background(), repo, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Identity.ID != "" {
+		t.Errorf("identity worked out: %+v", c.Identity)
+	}
+	// With per-repository files the identity finds this repository's.
+	write(t, filepath.Join(user, "repos", "github.com-acme-shop.toml"), "[hooks]\ntrailers = false\n")
+	c, err = Load(context.Background(), repo, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Hooks.Trailers || c.Identity.ID != "github.com/acme/shop" {
+		t.Errorf("the per-repository layer was skipped: trailers %v, identity %+v", c.Hooks.Trailers, c.Identity)
+	}
+}

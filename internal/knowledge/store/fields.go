@@ -2,6 +2,7 @@ package store
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -17,7 +18,40 @@ type fieldsDoc struct {
 	fieldsEnd int // index after the last field line (h1+1 when none)
 	bodyStart int // index of the body's first line
 	status    *statusPara
+	extras    []fdExtra
 	eol       string
+}
+
+// fdExtra is a key kontext keeps that has no ADR field (the bootstrap's
+// init_task, say), on a line of its own among the fields as an HTML
+// comment, invisible where the ADR is rendered: <!-- kontext:key value -->.
+type fdExtra struct {
+	line int
+	key  string
+}
+
+const extraPrefix, extraSuffix = "<!-- kontext:", " -->"
+
+// extraComment reads an extra key's line.
+func extraComment(t string) (key, value string, ok bool) {
+	rest, ok := strings.CutPrefix(t, extraPrefix)
+	if !ok {
+		return "", "", false
+	}
+	rest, ok = strings.CutSuffix(rest, extraSuffix)
+	if !ok {
+		return "", "", false
+	}
+	key, value, _ = strings.Cut(rest, " ")
+	if key == "" || strings.Trim(key, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
+		return "", "", false // the facts markers (kontext:facts:start) and other comments
+	}
+	return key, strings.TrimSpace(value), true
+}
+
+func extraLine(key, value string) string {
+	value = strings.ReplaceAll(strings.ReplaceAll(value, "\n", " "), "-->", "->")
+	return extraPrefix + key + " " + value + extraSuffix
 }
 
 type fdField struct {
@@ -103,6 +137,14 @@ func parseFields(text string, e *Entry, src *source) *fieldsDoc {
 			break
 		}
 		if t == "" {
+			continue
+		}
+		if key, val, ok := extraComment(t); ok {
+			if e.Get(key) == "" {
+				e.Set(key, val)
+			}
+			d.extras = append(d.extras, fdExtra{line: i, key: key})
+			d.fieldsEnd = i + 1
 			continue
 		}
 		m := matchField(l)
@@ -292,14 +334,35 @@ func (d *fieldsDoc) patch(e, old *Entry) string {
 		line := strings.Replace(strings.Replace(tmpl, "\x00", label, 1), "\x01", text, 1)
 		inserts = append(inserts, line+d.eol)
 	}
+	for _, f := range e.Extra {
+		text := valueString(f.Value)
+		at := slices.IndexFunc(d.extras, func(x fdExtra) bool { return x.key == f.Key })
+		switch {
+		case at >= 0 && text == old.Get(f.Key):
+		case at >= 0 && text == "":
+			removed[d.extras[at].line] = true
+		case at >= 0:
+			lines[d.extras[at].line] = extraLine(f.Key, text) + d.eol
+		case text != "":
+			inserts = append(inserts, extraLine(f.Key, text)+d.eol)
+		}
+	}
+	for _, x := range d.extras {
+		if !slices.ContainsFunc(e.Extra, func(f Field) bool { return f.Key == x.key }) {
+			removed[x.line] = true
+		}
+	}
 	var out strings.Builder
 	bodyChanged := e.Body != old.Body
 	for i, l := range lines {
 		if i == d.fieldsEnd && len(inserts) > 0 {
-			if len(d.fields) == 0 {
+			if len(d.fields) == 0 && len(d.extras) == 0 {
 				// No field lines yet: a blank line after the title, then the fields.
 				if i < len(lines) && strings.TrimSpace(lines[i]) == "" {
 					out.WriteString(l)
+					if !strings.HasSuffix(l, "\n") { // a last line without its end ("\r" alone)
+						out.WriteString(d.eol)
+					}
 					out.WriteString(strings.Join(inserts, ""))
 					if i+1 < len(lines) && strings.TrimSpace(lines[i+1]) != "" {
 						out.WriteString(d.eol)
@@ -326,7 +389,7 @@ func (d *fieldsDoc) patch(e, old *Entry) string {
 		if !strings.HasSuffix(out.String(), "\n") {
 			out.WriteString(d.eol)
 		}
-		if len(d.fields) == 0 {
+		if len(d.fields) == 0 && len(d.extras) == 0 {
 			out.WriteString(d.eol)
 		}
 		out.WriteString(strings.Join(inserts, ""))
@@ -379,6 +442,11 @@ func renderFields(e *Entry) string {
 	for _, c := range []string{"status", "date", "summary", "tags", "paths", "supersedes", "superseded_by", "commits", "author"} {
 		if v := valueString(fieldValue(e, c)); v != "" {
 			b.WriteString("**" + fieldLabels[c] + ":** " + strings.ReplaceAll(v, "\n", " ") + "\n")
+		}
+	}
+	for _, f := range e.Extra {
+		if v := valueString(f.Value); v != "" {
+			b.WriteString(extraLine(f.Key, v) + "\n")
 		}
 	}
 	b.WriteString("\n")

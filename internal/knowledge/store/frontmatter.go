@@ -508,7 +508,7 @@ func renderKey(key string, value any, eol string) string {
 }
 
 func scalar(s string) string {
-	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	s = newlineReplacer.Replace(s)
 	if needsQuotes(s) || !plainRoundTrips(s, false) {
 		return quote(s)
 	}
@@ -517,7 +517,7 @@ func scalar(s string) string {
 
 func listItem(s string) string {
 	if needsQuotes(s) || strings.ContainsAny(s, ",[]{}\n\r") || !plainRoundTrips(s, true) {
-		return quote(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s))
+		return quote(newlineReplacer.Replace(s))
 	}
 	return s
 }
@@ -682,3 +682,7 @@ func plainSafe(s string) bool {
 	}
 	return isPrintable(s)
 }
+
+// newlineReplacer folds a value onto one line. Built once: building a
+// Replacer costs more than using it.
+var newlineReplacer = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ")

@@ -106,7 +106,7 @@ func RenderIndex(entries []*Entry, storeDir string) string {
 				}
 				b.WriteString(string(d) + " · ")
 			}
-			title := strings.NewReplacer("[", "", "]", "", "\n", " ").Replace(e.Title)
+			title := titleReplacer.Replace(e.Title)
 			b.WriteString("[" + title + "](" + link(e.Path) + ")")
 			if k == KindDecision && e.Status != "" {
 				b.WriteString(" · " + e.Status)
@@ -196,6 +196,9 @@ func (s *Store) Scaffold(configTOML string) ([]string, error) {
 		if err != nil {
 			return created, err
 		}
+		if _, err := os.Lstat(abs); err == nil {
+			continue // the common case after set-up: no temp file, no fsync
+		}
 		err = atomicfile.Create(abs, []byte(f.text), 0o644)
 		switch {
 		case err == nil:
@@ -206,3 +209,7 @@ func (s *Store) Scaffold(configTOML string) ([]string, error) {
 	}
 	return created, nil
 }
+
+// titleReplacer keeps a title from breaking its Markdown link. Built once:
+// building a Replacer costs more than using it.
+var titleReplacer = strings.NewReplacer("[", "", "]", "", "\n", " ")

@@ -283,7 +283,7 @@ func splitInlineList(s string) []string {
 func unquote(s string) string {
 	s = strings.TrimSpace(s)
 	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
-		return strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(s[1 : len(s)-1])
+		return unescapeReplacer.Replace(s[1 : len(s)-1])
 	}
 	if len(s) >= 2 && s[0] == '\'' && s[len(s)-1] == '\'' {
 		return strings.ReplaceAll(s[1:len(s)-1], "''", "'")
@@ -364,7 +364,7 @@ func humanize(stem string) string {
 	if s == "" {
 		s = stem
 	}
-	s = strings.NewReplacer("-", " ", "_", " ").Replace(s)
+	s = dashReplacer.Replace(s)
 	if s == "" {
 		return ""
 	}
@@ -378,3 +378,10 @@ func lineEnding(text string) string {
 	}
 	return "\n"
 }
+
+// The replacers are built once: building a Replacer costs more than using
+// it, and parsing a store uses them thousands of times.
+var (
+	unescapeReplacer = strings.NewReplacer(`\"`, `"`, `\\`, `\`)
+	dashReplacer     = strings.NewReplacer("-", " ", "_", " ")
+)

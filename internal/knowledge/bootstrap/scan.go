@@ -1,0 +1,511 @@
+// Package bootstrap sets up and deepens a repository's team knowledge: the
+// original kontext's init pipeline (scan → history → render, then tasks an
+// agent works through with ctx_init and ctx_init_submit). Every step is
+// deterministic: run twice on the same repository, it writes the same bytes.
+package bootstrap
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/kontext-dev/kontext/internal/fsroot"
+	"github.com/kontext-dev/kontext/internal/knowledge/secrets"
+	"github.com/kontext-dev/kontext/internal/knowledge/store"
+	"github.com/kontext-dev/kontext/internal/linguist"
+	"github.com/kontext-dev/kontext/internal/repo"
+	"github.com/kontext-dev/kontext/internal/repo/analyze"
+	"github.com/kontext-dev/kontext/internal/repo/model"
+)
+
+// ScanVersion changes when Scan's shape does; an older cached scan is redone.
+const ScanVersion = 1
+
+// Scan is what the repository is made of, as the bootstrap needs it.
+type Scan struct {
+	Version     int                  `json:"version"`
+	Head        string               `json:"head"`
+	Project     string               `json:"project"`
+	Description string               `json:"description,omitempty"`
+	Languages   []model.LanguageStat `json:"languages"`
+	Manifests   []ManifestRef        `json:"manifests"`
+	Tooling     []string             `json:"tooling"` // workspace tooling: npm workspaces, pnpm, Cargo workspace, Go workspace, Nx, …
+	Stack       []string             `json:"stack"`   // frameworks and infrastructure: React, FastAPI, Docker, Jest, …
+	Modules     []Module             `json:"modules"`
+	ADRDirs     []store.ADRDir       `json:"adrDirs,omitempty"`
+	AgentFiles  []string             `json:"agentFiles,omitempty"`
+	EnvVars     []EnvVar             `json:"envVars,omitempty"`
+	Commands    []Command            `json:"commands,omitempty"`
+	Files       int                  `json:"files"`
+}
+
+// ManifestRef names a manifest.
+type ManifestRef struct {
+	Path      string `json:"path"`
+	Ecosystem string `json:"ecosystem"`
+	Name      string `json:"name,omitempty"`
+}
+
+// Module is a module of the repository with what its doc says about it.
+type Module struct {
+	ID          string   `json:"id"` // its directory ("." for the root)
+	Name        string   `json:"name"`
+	Declared    bool     `json:"declared"` // it has a manifest or is a workspace package
+	Basis       string   `json:"basis"`
+	Language    string   `json:"language,omitempty"`
+	Manifest    string   `json:"manifest,omitempty"`
+	Files       int      `json:"files"`
+	Lines       int      `json:"lines"`
+	Description string   `json:"description,omitempty"`
+	Role        string   `json:"role,omitempty"`
+	EntryPoints []string `json:"entryPoints,omitempty"`
+	DependsOn   []Edge   `json:"dependsOn,omitempty"`
+	UsedBy      []string `json:"usedBy,omitempty"`
+	External    []string `json:"external,omitempty"`
+	Symbols     []string `json:"symbols,omitempty"`
+	Areas       []Area   `json:"areas,omitempty"`
+	KeyFiles    []string `json:"keyFiles,omitempty"` // what to read first
+	HasDocs     bool     `json:"hasDocs,omitempty"`
+	Changes     int      `json:"changes,omitempty"`
+	// Fingerprint changes when the module's shape does (files added or
+	// removed, exported symbols, dependencies), not on every edit; a doc
+	// deepened at another fingerprint gets a refresh task.
+	Fingerprint string `json:"fingerprint"`
+}
+
+// Edge is a dependency on another module, and why.
+type Edge struct {
+	To   string `json:"to"`
+	Kind string `json:"kind"`
+	Via  string `json:"via,omitempty"` // file:line of the import or manifest entry
+}
+
+// Area is a part of a large module.
+type Area struct {
+	Path  string `json:"path"`
+	Files int    `json:"files"`
+}
+
+// EnvVar is a variable an example environment file names (never its value).
+type EnvVar struct {
+	Name string `json:"name"`
+	File string `json:"file"`
+}
+
+// Command is a way to work with the repository (an npm script, a make target).
+type Command struct {
+	Tool string `json:"tool"`
+	Name string `json:"name"`
+}
+
+// areaThreshold is the size from which a module's parts are listed.
+const areaThreshold = 150
+
+// ScanRepository reads the repository through the repo engine: one core,
+// two surfaces.
+func ScanRepository(ctx context.Context, engine *repo.Engine, root *fsroot.Root, storeDir string) (*Scan, error) {
+	snap, err := engine.Snapshot(ctx, root.Dir())
+	if err != nil {
+		return nil, err
+	}
+	g := snap.Graph
+	s := &Scan{Version: ScanVersion, Head: g.Head, Project: g.Summary.Name}
+	// The store's own files are not part of what the store describes: a
+	// second run must see the same repository as the first.
+	s.Files, s.Languages = sourceStats(g, storeDir)
+	if s.Project == "" || s.Project == "." {
+		s.Project = path.Base(root.Dir())
+	}
+	for _, m := range g.Manifests {
+		s.Manifests = append(s.Manifests, ManifestRef{Path: m.Path, Ecosystem: m.Ecosystem, Name: m.Name})
+		if path.Dir(m.Path) == "." && m.Description != "" && s.Description == "" {
+			s.Description = m.Description
+		}
+	}
+	s.Tooling = tooling(g)
+	s.Stack = stack(g)
+	s.Modules = modules(g)
+	s.ADRDirs = store.DetectADRDirs(root)
+	s.AgentFiles = agentFiles(g)
+	s.EnvVars = envVars(root, g)
+	s.Commands = commands(root, g)
+	if s.Description == "" {
+		for _, m := range s.Modules {
+			if m.ID == "." {
+				s.Description = m.Description
+			}
+		}
+	}
+	return s, nil
+}
+
+// sourceStats counts the files outside the store and the programming
+// languages among them (data and prose formats are not a stack).
+func sourceStats(g *model.Graph, storeDir string) (int, []model.LanguageStat) {
+	files := 0
+	byLang := map[string]*model.LanguageStat{}
+	for _, f := range g.Files {
+		if f.Path == storeDir || strings.HasPrefix(f.Path, storeDir+"/") {
+			continue
+		}
+		files++
+		if f.Language == "" || linguist.LanguageType(f.Language) != linguist.Programming {
+			continue
+		}
+		st := byLang[f.Language]
+		if st == nil {
+			st = &model.LanguageStat{Language: f.Language}
+			byLang[f.Language] = st
+		}
+		st.Files++
+		st.Lines += f.Lines
+	}
+	var langs []model.LanguageStat
+	for _, st := range byLang {
+		langs = append(langs, *st)
+	}
+	sort.Slice(langs, func(i, j int) bool {
+		if langs[i].Files != langs[j].Files {
+			return langs[i].Files > langs[j].Files
+		}
+		return langs[i].Language < langs[j].Language
+	})
+	return files, langs
+}
+
+// tooling names the workspace tooling the repository uses.
+func tooling(g *model.Graph) []string {
+	seen := map[string]bool{}
+	add := func(s string) {
+		if !seen[s] {
+			seen[s] = true
+		}
+	}
+	for _, w := range g.Workspaces {
+		switch w.Tool {
+		case "npm", "yarn", "pnpm", "bun":
+			add(w.Tool + " workspaces")
+		case "cargo":
+			add("Cargo workspace")
+		case "go":
+			add("Go workspace")
+		case "deno":
+			add("Deno workspace")
+		default:
+			add(w.Tool + " workspace")
+		}
+	}
+	markers := map[string]string{"nx.json": "Nx", "turbo.json": "Turborepo", "lerna.json": "Lerna", ".moon/workspace.yml": "moon", "uv.lock": "uv", "bun.lockb": "Bun", "bun.lock": "Bun", "rush.json": "Rush"}
+	for _, f := range g.Files {
+		if t, ok := markers[f.Path]; ok {
+			add(t)
+		}
+	}
+	return sortedKeys(seen)
+}
+
+// stackMarkers are files that say which tools a repository uses.
+var stackMarkers = map[string]string{
+	"Dockerfile": "Docker", "docker-compose.yml": "Docker Compose", "compose.yaml": "Docker Compose",
+	"main.tf": "Terraform", "Chart.yaml": "Helm", "playwright.config.ts": "Playwright",
+	"jest.config.js": "Jest", "jest.config.ts": "Jest", "vitest.config.ts": "Vitest",
+	"pytest.ini": "pytest", "tsconfig.json": "TypeScript", "Makefile": "make",
+}
+
+// stackPackages are dependencies that name a framework or a tool.
+var stackPackages = map[string]string{
+	"react": "React", "next": "Next.js", "vue": "Vue", "svelte": "Svelte", "@angular/core": "Angular",
+	"express": "Express", "fastify": "Fastify", "@nestjs/core": "NestJS", "koa": "Koa",
+	"jest": "Jest", "vitest": "Vitest", "@playwright/test": "Playwright", "cypress": "Cypress",
+	"prisma": "Prisma", "typeorm": "TypeORM", "mongoose": "Mongoose", "graphql": "GraphQL",
+	"fastapi": "FastAPI", "django": "Django", "flask": "Flask", "sqlalchemy": "SQLAlchemy", "pytest": "pytest", "celery": "Celery",
+	"axum": "Axum", "actix-web": "Actix Web", "tokio": "Tokio", "serde": "Serde", "diesel": "Diesel",
+	"github.com/gin-gonic/gin": "Gin", "github.com/labstack/echo/v4": "Echo", "github.com/spf13/cobra": "Cobra", "github.com/urfave/cli/v2": "urfave/cli",
+	"gorm.io/gorm": "GORM", "google.golang.org/grpc": "gRPC",
+	"spring-boot-starter-web": "Spring Boot", "org.springframework.boot": "Spring Boot",
+}
+
+func stack(g *model.Graph) []string {
+	seen := map[string]bool{}
+	for _, l := range g.Summary.Languages {
+		if l.Files >= 3 && linguist.LanguageType(l.Language) == linguist.Programming {
+			seen[l.Language] = true
+		}
+	}
+	for _, f := range g.Files {
+		if t, ok := stackMarkers[path.Base(f.Path)]; ok {
+			seen[t] = true
+		}
+		if strings.HasSuffix(f.Path, ".tf") {
+			seen["Terraform"] = true
+		}
+	}
+	for _, e := range g.External {
+		if t, ok := stackPackages[e.Name]; ok {
+			seen[t] = true
+		}
+	}
+	for _, d := range g.Summary.Frameworks {
+		seen[d.Value] = true
+	}
+	return sortedKeys(seen)
+}
+
+// modules turns the engine's modules into the bootstrap's, with the facts
+// their docs show.
+func modules(g *model.Graph) []Module {
+	filesOf := map[string][]*model.File{}
+	for i := range g.Files {
+		f := &g.Files[i]
+		if f.Module != "" {
+			filesOf[f.Module] = append(filesOf[f.Module], f)
+		}
+	}
+	edges := map[string][]Edge{}
+	for _, d := range g.Dependencies {
+		via := ""
+		if len(d.Evidence) > 0 {
+			via = d.Evidence[0].File
+			if d.Evidence[0].Line > 0 {
+				via += ":" + itoa(d.Evidence[0].Line)
+			}
+		}
+		edges[d.From] = append(edges[d.From], Edge{To: d.To, Kind: string(d.Kind), Via: via})
+	}
+	changes := map[string]int{}
+	var out []Module
+	for _, m := range g.Modules {
+		if m.Git != nil {
+			changes[m.ID] = m.Git.Changes
+		}
+		bm := Module{
+			ID: m.ID, Name: m.Name, Basis: string(m.Basis), Language: m.Language, Manifest: m.Manifest,
+			Files: m.Files, Lines: m.Lines, Description: m.Description, EntryPoints: m.EntryPoints,
+			UsedBy: m.UsedBy, External: m.External, Changes: changes[m.ID],
+			Declared: m.Basis == model.BasisManifest || m.Basis == model.BasisWorkspacePackage,
+		}
+		if bm.Name == "" {
+			bm.Name = m.ID
+		}
+		if top, ok := analyze.TopRole(&m); ok {
+			bm.Role = top.Role
+		}
+		bm.DependsOn = edges[m.ID]
+		files := filesOf[m.ID]
+		sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+		var symbols []string
+		areaFiles := map[string]int{}
+		for _, f := range files {
+			for _, sym := range f.Symbols {
+				symbols = append(symbols, sym.Name)
+			}
+			if f.Kind == model.FileDocs {
+				bm.HasDocs = true
+			}
+			if m.Files >= areaThreshold {
+				if a := areaOf(m.ID, f.Path); a != "" {
+					areaFiles[a]++
+				}
+			}
+		}
+		sort.Strings(symbols)
+		bm.Symbols = dedupe(symbols)
+		if len(bm.Symbols) > 40 {
+			bm.Symbols = bm.Symbols[:40]
+		}
+		for _, a := range sortedKeys(areaFilesSet(areaFiles)) {
+			bm.Areas = append(bm.Areas, Area{Path: a, Files: areaFiles[a]})
+		}
+		bm.KeyFiles = keyFiles(m, files)
+		bm.Fingerprint = fingerprint(bm, files)
+		out = append(out, bm)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+func areaFilesSet(m map[string]int) map[string]bool {
+	out := map[string]bool{}
+	for k := range m {
+		out[k] = true
+	}
+	return out
+}
+
+// areaOf is the part of a large module a file belongs to: the directory one
+// level down, or under src/ or src/lib/.
+func areaOf(module, file string) string {
+	rel := file
+	if module != "." {
+		rel = strings.TrimPrefix(file, module+"/")
+	}
+	parts := strings.Split(rel, "/")
+	for len(parts) > 2 && (parts[0] == "src" || parts[0] == "lib") {
+		if parts[0] == "src" && parts[1] == "lib" && len(parts) > 3 {
+			parts = parts[2:]
+			continue
+		}
+		parts = parts[1:]
+		break
+	}
+	if len(parts) < 2 {
+		return ""
+	}
+	prefix := strings.TrimSuffix(rel, strings.Join(parts, "/"))
+	area := prefix + parts[0]
+	if module != "." {
+		area = module + "/" + area
+	}
+	return area
+}
+
+// keyFiles are what an agent should read first about a module: its
+// manifest, README and entry points, then its largest source files.
+func keyFiles(m model.Module, files []*model.File) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if p != "" && !seen[p] && len(out) < 12 {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, f := range files {
+		if strings.EqualFold(path.Base(f.Path), "README.md") && path.Dir(f.Path) == m.ID {
+			add(f.Path)
+		}
+	}
+	add(m.Manifest)
+	for _, e := range m.EntryPoints {
+		add(e)
+	}
+	var sources []*model.File
+	for _, f := range files {
+		if f.Kind == model.FileSource && !f.Generated && !f.Vendored {
+			sources = append(sources, f)
+		}
+	}
+	sort.SliceStable(sources, func(i, j int) bool { return sources[i].Lines > sources[j].Lines })
+	for _, f := range sources {
+		add(f.Path)
+	}
+	return out
+}
+
+// fingerprint is the module's shape: its file list, exported symbols and
+// dependencies.
+func fingerprint(m Module, files []*model.File) string {
+	h := sha256.New()
+	for _, f := range files {
+		h.Write([]byte(f.Path + "\n"))
+	}
+	for _, s := range m.Symbols {
+		h.Write([]byte("s:" + s + "\n"))
+	}
+	for _, e := range m.DependsOn {
+		h.Write([]byte("d:" + e.To + "\n"))
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// agentRuleNames are the files that tell agents how to work here.
+var agentRuleNames = map[string]bool{"AGENTS.md": true, "CLAUDE.md": true, ".cursorrules": true, ".windsurfrules": true, "GEMINI.md": true, "copilot-instructions.md": true}
+
+func agentFiles(g *model.Graph) []string {
+	var out []string
+	for _, f := range g.Files {
+		if agentRuleNames[path.Base(f.Path)] || strings.HasPrefix(f.Path, ".cursor/rules/") {
+			out = append(out, f.Path)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+var envNameRE = regexp.MustCompile(`^\s*(?:export\s+)?([A-Z][A-Z0-9_]*)\s*=`)
+
+// envVars reads the NAMES of the variables example environment files
+// declare (.env.example, .env.sample, …); values are never read out, and
+// real .env files are never opened.
+func envVars(root *fsroot.Root, g *model.Graph) []EnvVar {
+	var out []EnvVar
+	for _, f := range g.Files {
+		base := path.Base(f.Path)
+		if !strings.HasPrefix(base, ".env.") || secrets.IsSecretFile(f.Path) {
+			continue
+		}
+		data, err := root.ReadFile(f.Path)
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		for sc.Scan() {
+			if m := envNameRE.FindStringSubmatch(sc.Text()); m != nil {
+				out = append(out, EnvVar{Name: m[1], File: f.Path})
+			}
+		}
+	}
+	return out
+}
+
+var makeTargetRE = regexp.MustCompile(`(?m)^([a-zA-Z][a-zA-Z0-9_.-]*):(?:[^=]|$)`)
+
+// commands lists how people work with the repository: the root manifest's
+// scripts and the Makefile's targets.
+func commands(root *fsroot.Root, g *model.Graph) []Command {
+	var out []Command
+	for _, m := range g.Manifests {
+		if path.Dir(m.Path) != "." {
+			continue
+		}
+		for _, s := range m.Scripts {
+			out = append(out, Command{Tool: m.Ecosystem, Name: s})
+		}
+	}
+	if data, err := root.ReadFile("Makefile"); err == nil {
+		for _, m := range makeTargetRE.FindAllStringSubmatch(string(data), -1) {
+			if m[1] != ".PHONY" {
+				out = append(out, Command{Tool: "make", Name: m[1]})
+			}
+		}
+	}
+	return out
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func dedupe(sorted []string) []string {
+	var out []string
+	for i, s := range sorted {
+		if i == 0 || s != sorted[i-1] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func itoa(n int) string {
+	const digits = "0123456789"
+	if n == 0 {
+		return "0"
+	}
+	var b []byte
+	for n > 0 {
+		b = append([]byte{digits[n%10]}, b...)
+		n /= 10
+	}
+	return string(b)
+}

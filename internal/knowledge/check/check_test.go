@@ -1,0 +1,165 @@
+package check
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/kontext-dev/kontext/internal/fsroot"
+	"github.com/kontext-dev/kontext/internal/git"
+	"github.com/kontext-dev/kontext/internal/knowledge/config"
+	"github.com/kontext-dev/kontext/internal/knowledge/store"
+)
+
+func gitCmd(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+func write(t *testing.T, dir, rel, text string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func learning(title string) string {
+	return "---\nkind: learning\ntitle: " + title + "\n---\n\nBody.\n"
+}
+
+func target(t *testing.T, dir string) *Target {
+	t.Helper()
+	repo, err := git.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { repo.Close() })
+	root, err := fsroot.Open(repo.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Defaults()
+	return &Target{Repo: repo, Store: store.New(root, cfg), Config: cfg}
+}
+
+func TestIndexViewIsWhatTheCommitRecords(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	gitCmd(t, dir, "init", "-q", "-b", "main")
+	write(t, dir, ".ai/learnings/kept.md", learning("Kept"))
+	write(t, dir, ".ai/learnings/edited.md", learning("Staged title"))
+	write(t, dir, ".ai/learnings/removed.md", learning("Removed from disk only"))
+	gitCmd(t, dir, "add", ".")
+	gitCmd(t, dir, "commit", "-q", "-m", "store")
+	write(t, dir, ".ai/learnings/edited.md", learning("Unstaged title"))
+	os.Remove(filepath.Join(dir, ".ai", "learnings", "removed.md"))
+	write(t, dir, ".ai/learnings/untracked.md", learning("Untracked"))
+
+	tg := target(t, dir)
+	v, err := tg.Index(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, e := range v.Entries {
+		titles = append(titles, e.Title)
+	}
+	sort.Strings(titles)
+	if got := strings.Join(titles, ", "); got != "Kept, Removed from disk only, Staged title" {
+		t.Errorf("index view: %s", got)
+	}
+	if !v.Modified(".ai/learnings/edited.md") || v.Modified(".ai/learnings/kept.md") {
+		t.Error("Modified is wrong")
+	}
+}
+
+func TestStagedChecksTheIndexNotTheWorkTree(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	gitCmd(t, dir, "init", "-q", "-b", "main")
+	write(t, dir, ".ai/learnings/a.md", learning("A"))
+	gitCmd(t, dir, "add", ".")
+	gitCmd(t, dir, "commit", "-q", "-m", "store")
+	// Staged: a second entry with the same id (a duplicate: an error).
+	write(t, dir, ".ai/learnings/b.md", "---\nid: a\nkind: learning\ntitle: B\n---\n\nBody.\n")
+	gitCmd(t, dir, "add", ".")
+	// The work tree fixes it, unstaged.
+	write(t, dir, ".ai/learnings/b.md", learning("B"))
+
+	tg := target(t, dir)
+	changes, err := StagedChanges(ctx, tg.Repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) != 1 || changes[0] != (Change{Status: 'A', Path: ".ai/learnings/b.md"}) {
+		t.Fatalf("changes %v", changes)
+	}
+	res, err := tg.Staged(ctx, changes, nil, StagedOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Errors() != 1 || !strings.Contains(res.Problems[0].Message, `duplicate id "a"`) || res.Problems[0].Line != 2 {
+		t.Errorf("staged: %+v", res.Problems)
+	}
+	if got := Line(res.Problems[0]); got != `.ai/learnings/b.md:2: error: duplicate id "a" (also .ai/learnings/a.md)` {
+		t.Errorf("line %q", got)
+	}
+	// Without validation only secrets count.
+	res, _ = tg.Staged(ctx, changes, nil, StagedOptions{NoValidate: true})
+	if len(res.Problems) != 0 {
+		t.Errorf("NoValidate: %+v", res.Problems)
+	}
+	wt, err := tg.WorkTree(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wt.Errors() != 0 {
+		t.Errorf("work tree: %+v", wt.Problems)
+	}
+}
+
+func TestStagedScanOfEveryFile(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	gitCmd(t, dir, "init", "-q", "-b", "main")
+	write(t, dir, ".ai/learnings/a.md", learning("A"))
+	gitCmd(t, dir, "add", ".")
+	gitCmd(t, dir, "commit", "-q", "-m", "store")
+	key := "AKIA" + "2E3MYQ7VX5HNP4RT"
+	write(t, dir, "src/config.go", "package config\n\nconst key = \""+key+"\"\n")
+	write(t, dir, ".env", "TOKEN=x\n")
+	gitCmd(t, dir, "add", ".")
+
+	tg := target(t, dir)
+	changes, _ := StagedChanges(ctx, tg.Repo)
+	res, _ := tg.Staged(ctx, changes, nil, StagedOptions{})
+	if len(res.Problems) != 0 {
+		t.Errorf("secrets.scan = store looked at code: %+v", res.Problems)
+	}
+	tg.Config.Secrets.Scan = "staged"
+	res, _ = tg.Staged(ctx, changes, nil, StagedOptions{})
+	var lines []string
+	for _, p := range res.Problems {
+		lines = append(lines, Line(p))
+	}
+	got := strings.Join(lines, "\n")
+	if !strings.Contains(got, "src/config.go:3: error: high-confidence secret (aws-access-key)") || !strings.Contains(got, ".env:1: warning: a secret file is staged") {
+		t.Errorf("secrets.scan = staged:\n%s", got)
+	}
+	tg.Config.Secrets.Scan = "off"
+	res, _ = tg.Staged(ctx, changes, nil, StagedOptions{})
+	if len(res.Problems) != 0 {
+		t.Errorf("secrets.scan = off: %+v", res.Problems)
+	}
+}

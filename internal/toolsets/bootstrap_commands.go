@@ -1,0 +1,176 @@
+package toolsets
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"github.com/kontext-dev/kontext/internal/fsroot"
+	"github.com/kontext-dev/kontext/internal/git"
+	"github.com/kontext-dev/kontext/internal/knowledge/bootstrap"
+	"github.com/kontext-dev/kontext/internal/knowledge/config"
+	"github.com/kontext-dev/kontext/internal/knowledge/local"
+	"github.com/kontext-dev/kontext/internal/repo"
+)
+
+// bootstrapCommands are the steps of the knowledge bootstrap, each a
+// command: init runs scan → history → render → hooks.
+func bootstrapCommands() []*cli.Command {
+	rootFlag := &cli.StringFlag{Name: "root", Usage: "repository root (default $KONTEXT_ROOT, else the working directory)"}
+	return []*cli.Command{
+		{
+			Name:  "init",
+			Usage: "set up the team's knowledge store: scan, history, render, then install the git hooks",
+			Flags: []cli.Flag{rootFlag, &cli.BoolFlag{Name: "no-hooks", Usage: "do not install the git hooks"}},
+			Action: pipelineAction(func(ctx context.Context, c *cli.Context, p *bootstrap.Pipeline) error {
+				if !p.Store.Exists() {
+					branch, err := bootstrap.BranchWithStore(ctx, p.Git, p.Store.Dir())
+					if err != nil {
+						return err
+					}
+					if branch != "" {
+						return cli.Exit(fmt.Sprintf("the team's knowledge lives on branch %s (it has %s/): check it out or merge it instead of starting a second store", branch, p.Store.Dir()), 1)
+					}
+				}
+				written, err := p.Bootstrap(ctx)
+				if err != nil {
+					return err
+				}
+				printWritten(c.App.Writer, written)
+				if !c.Bool("no-hooks") {
+					if err := installHooks(ctx, p.Git, c.App.Writer); err != nil {
+						return err
+					}
+				}
+				fmt.Fprintf(c.App.Writer, "Next: ask your agent to run ctx_init (the prompt kontext-init) to deepen it; review and commit %s/.\n", p.Store.Dir())
+				return nil
+			}),
+		},
+		{
+			Name:  "scan",
+			Usage: "scan the repository for the bootstrap (languages, manifests, modules, ADRs, agent rules)",
+			Flags: []cli.Flag{rootFlag},
+			Action: pipelineAction(func(ctx context.Context, c *cli.Context, p *bootstrap.Pipeline) error {
+				s, err := p.Scan(ctx)
+				if err != nil {
+					return err
+				}
+				w := c.App.Writer
+				fmt.Fprintf(w, "%s: %d files, stack: %s\n", s.Project, s.Files, strings.Join(s.Stack, ", "))
+				for _, m := range bootstrap.TopModules(s, p.Config.Init.MaxModuleDocs) {
+					kind := "inferred"
+					if m.Declared {
+						kind = "declared"
+					}
+					fmt.Fprintf(w, "  %-32s %-9s %5d files  %s\n", m.ID, kind, m.Files, oneLine(m.Description, 60))
+				}
+				return nil
+			}),
+		},
+		{
+			Name:  "history",
+			Usage: "score the history for decisions and cluster them per module",
+			Flags: []cli.Flag{rootFlag},
+			Action: pipelineAction(func(ctx context.Context, c *cli.Context, p *bootstrap.Pipeline) error {
+				s, err := p.Scan(ctx)
+				if err != nil {
+					return err
+				}
+				h, err := p.History(ctx, s)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(c.App.Writer, "%d commits; %d decision clusters\n", h.Commits, len(h.Clusters))
+				for _, cl := range h.Clusters {
+					fmt.Fprintf(c.App.Writer, "  dec:%-30s %2d commits  score %.0f\n", cl.Area, len(cl.Commits), cl.Score)
+				}
+				return nil
+			}),
+		},
+		{
+			Name:  "render",
+			Usage: "write the store's generated files (facts between the kontext:facts markers only)",
+			Flags: []cli.Flag{rootFlag},
+			Action: pipelineAction(func(ctx context.Context, c *cli.Context, p *bootstrap.Pipeline) error {
+				written, err := p.Bootstrap(ctx)
+				if err != nil {
+					return err
+				}
+				printWritten(c.App.Writer, written)
+				return nil
+			}),
+		},
+	}
+}
+
+// openPipeline opens the bootstrap of the repository the flags name, with
+// progress on a terminal.
+func openPipeline(ctx context.Context, c *cli.Context, engine *repo.Engine) (*bootstrap.Pipeline, error) {
+	choice, err := fsroot.Choose(c.String("root"), os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	repo, err := git.Open(ctx, choice.Dir)
+	if err != nil {
+		return nil, err
+	}
+	root, err := fsroot.Open(repo.Dir)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := config.Load(ctx, repo, config.Options{})
+	if err != nil {
+		return nil, err
+	}
+	state, err := local.Open(ctx, repo, cfg)
+	if err != nil {
+		return nil, err
+	}
+	p := bootstrap.NewPipeline(root, state, engine)
+	if f, ok := c.App.ErrWriter.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		p.Progress = func(step string, n, of int, detail string, took time.Duration) {
+			fmt.Fprintf(f, "[%d/%d] %s: %s (%s)\n", n, of, step, detail, took.Round(time.Millisecond))
+		}
+	}
+	return p, nil
+}
+
+// pipelineAction runs a bootstrap command with a one-shot engine.
+func pipelineAction(run func(ctx context.Context, c *cli.Context, p *bootstrap.Pipeline) error) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		return withCommandEngine(c, func(ctx context.Context, e *repo.Engine) error {
+			p, err := openPipeline(ctx, c, e)
+			if err != nil {
+				return err
+			}
+			return run(ctx, c, p)
+		})
+	}
+}
+
+func printWritten(w io.Writer, written []string) {
+	if len(written) == 0 {
+		fmt.Fprintln(w, "Nothing to write: the store is up to date.")
+		return
+	}
+	fmt.Fprintf(w, "Wrote %d file(s):\n", len(written))
+	for _, f := range written {
+		fmt.Fprintln(w, "  "+f)
+	}
+}
+
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return s
+}
+
+var _ = context.Background

@@ -56,7 +56,7 @@ const generatedNameMatcherCount = 31
 
 // generatedName mirrors data.GeneratedCodeNameMatchers, in order.
 func generatedName(name string) bool {
-	re := func(i int) bool { return generatedNameRegexps[i].get().MatchString(name) }
+	re := func(i int) bool { return generatedNameRegexps[i].matchString(name) }
 	return re(0) || // IntelliJ IDEA project
 		re(1) || // Cocoa pods
 		re(2) || // Carthage build

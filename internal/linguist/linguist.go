@@ -31,6 +31,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 	"sync"
@@ -457,14 +458,19 @@ func IsBinary(data []byte) bool {
 
 // IsVendor reports whether path is a vendored path (enry.IsVendor).
 func IsVendor(path string) bool {
-	return vendorRegexp.get().MatchString(path)
+	for i := range vendorRegexps {
+		if vendorRegexps[i].matchString(path) {
+			return true
+		}
+	}
+	return false
 }
 
 // IsDocumentation reports whether path is a documentation path
 // (enry.IsDocumentation).
 func IsDocumentation(path string) bool {
 	for i := range documentationRegexps {
-		if documentationRegexps[i].get().MatchString(path) {
+		if documentationRegexps[i].matchString(path) {
 			return true
 		}
 	}
@@ -536,6 +542,9 @@ type lazyRegexp struct {
 	src  string
 	once sync.Once
 	re   *regexp.Regexp
+
+	litOnce sync.Once
+	lit     string // a substring every match contains ("" when none is known)
 }
 
 func (l *lazyRegexp) get() *regexp.Regexp {
@@ -543,7 +552,63 @@ func (l *lazyRegexp) get() *regexp.Regexp {
 	return l.re
 }
 
+// literal is a string that every match of the expression contains: most
+// texts lack it, and strings.Contains costs a fraction of running the
+// expression (Linguist's path matchers run on every file of a tree).
+func (l *lazyRegexp) literal() string {
+	l.litOnce.Do(func() {
+		if re, err := syntax.Parse(l.src, syntax.Perl); err == nil {
+			l.lit = requiredLiteral(re)
+		}
+	})
+	return l.lit
+}
+
+// matchString is get().MatchString(s), skipping the expression when s
+// lacks the literal every match contains.
+func (l *lazyRegexp) matchString(s string) bool {
+	if lit := l.literal(); lit != "" && !strings.Contains(s, lit) {
+		return false
+	}
+	return l.get().MatchString(s)
+}
+
+// match is matchString for bytes.
+func (l *lazyRegexp) match(b []byte) bool {
+	if lit := l.literal(); lit != "" && !bytes.Contains(b, []byte(lit)) {
+		return false
+	}
+	return l.get().Match(b)
+}
+
+// requiredLiteral returns the longest case-sensitive literal that every
+// match of re contains, or "".
+func requiredLiteral(re *syntax.Regexp) string {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			return ""
+		}
+		return string(re.Rune)
+	case syntax.OpCapture, syntax.OpPlus:
+		return requiredLiteral(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return requiredLiteral(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		best := ""
+		for _, sub := range re.Sub {
+			if lit := requiredLiteral(sub); len(lit) > len(best) {
+				best = lit
+			}
+		}
+		return best
+	}
+	return ""
+}
+
 // hm reports whether heuristic regexp i matches c.
 func hm(i int, c []byte) bool {
-	return heuristicRegexps[i].get().Match(c)
+	return heuristicRegexps[i].match(c)
 }

@@ -48,3 +48,27 @@ func TestLanguageExamples(t *testing.T) {
 		t.Error("LanguageType")
 	}
 }
+
+func TestRequiredLiteral(t *testing.T) {
+	for src, want := range map[string]string{
+		`(^|/)\.idea/`:                 ".idea/",
+		`(?i)vendor/`:                  "",
+		`a*bc`:                         "bc",
+		`(ab)+c`:                       "ab",
+		`(?:x|y)z{2,}`:                 "z",
+		`(3rd|[Tt]hird)[-_]?[Pp]arty/`: "arty/",
+		`x?`:                           "",
+		`foo|bar`:                      "",
+	} {
+		l := &lazyRegexp{src: src}
+		if got := l.literal(); got != want {
+			t.Errorf("literal(%q) = %q, want %q", src, got, want)
+		}
+		// The prefilter never changes an answer.
+		for _, s := range []string{"", "a/.idea/x", "VENDOR/", "bc", "abababc", "xzz", "third-party/", "foo", "x"} {
+			if got, direct := l.matchString(s), l.get().MatchString(s); got != direct {
+				t.Errorf("%q on %q: prefiltered %v, direct %v", src, s, got, direct)
+			}
+		}
+	}
+}

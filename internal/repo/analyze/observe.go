@@ -203,12 +203,15 @@ var rulesByFamily = func() map[family][]contentRule {
 }()
 
 var (
-	reJSFrom       = regexp.MustCompile(`(?m)^[ \t]*(?:import|export)\b[^;'"]*?\bfrom\s*['"]([^'"\n]+)['"]`)
-	reJSSideEffect = regexp.MustCompile(`(?m)^[ \t]*import\s*['"]([^'"\n]+)['"]`)
-	reJSTypeOnly   = regexp.MustCompile(`(?m)^[ \t]*(?:import|export)\s+type\s+[\w{*]`)
+	// The JS statement regexps are anchored at the start of the text: they
+	// run only where a line's first word is import or export (jsStatements),
+	// not at every byte of every file.
+	reJSFrom       = regexp.MustCompile(`^(?:import|export)\b[^;'"]*?\bfrom\s*['"]([^'"\n]+)['"]`)
+	reJSSideEffect = regexp.MustCompile(`^import\s*['"]([^'"\n]+)['"]`)
+	reJSTypeOnly   = regexp.MustCompile(`^(?:import|export)\s+type\s+[\w{*]`)
 	reJSRequire    = regexp.MustCompile(`\brequire\(\s*['"]`)
-	reJSDefault    = regexp.MustCompile(`(?m)^[ \t]*export\s+default\b`)
-	reJSNamed      = regexp.MustCompile(`(?m)^[ \t]*export\s+(?:declare\s+)?(?:const|let|var|function|async\s+function|class|abstract\s+class|interface|type\s+\w|enum|namespace)\b|^[ \t]*export\s*\{`)
+	reJSDefault    = regexp.MustCompile(`^export\s+default\b`)
+	reJSNamed      = regexp.MustCompile(`^export\s+(?:declare\s+)?(?:const|let|var|function|async\s+function|class|abstract\s+class|interface|type\s+\w|enum|namespace)\b|^export\s*\{`)
 	reGoMainPkg    = regexp.MustCompile(`(?m)^package\s+main\s*$`)
 	reMainFunc     = map[family]*regexp.Regexp{
 		famGo:   regexp.MustCompile(`(?m)^func\s+main\(\)`),
@@ -244,7 +247,7 @@ func observeFile(f *model.File, content []byte) *FileObservation {
 	}
 	ext := strings.ToLower(path.Ext(f.Path))
 	for _, r := range rulesByFamily[fam] {
-		if seen[r.Signal] || (len(r.Exts) > 0 && !hasString(r.Exts, ext)) {
+		if seen[r.Signal] || (len(r.Exts) > 0 && !hasString(r.Exts, ext)) || (len(r.AnyOf) > 0 && !containsAny(content, r.AnyOf)) {
 			continue
 		}
 		if line := findLine(content, r.Needle, r.Re); line > 0 {
@@ -276,11 +279,10 @@ func observeFile(f *model.File, content []byte) *FileObservation {
 }
 
 func observeJS(fo *FileObservation, content []byte) {
-	specs := reJSFrom.FindAllSubmatch(content, -1)
-	specs = append(specs, reJSSideEffect.FindAllSubmatch(content, -1)...)
-	for _, m := range specs {
+	st := jsStatements(content)
+	spec := func(m []int, at int) {
 		fo.ESMImports++
-		spec := string(m[1])
+		spec := string(content[at+m[2] : at+m[3]])
 		if strings.HasPrefix(spec, ".") {
 			fo.Relative++
 			switch strings.ToLower(path.Ext(spec)) {
@@ -289,10 +291,78 @@ func observeJS(fo *FileObservation, content []byte) {
 			}
 		}
 	}
-	fo.TypeOnly = reJSTypeOnly.Match(content)
-	fo.RequireCalls = len(reJSRequire.FindAllIndex(content, -1))
-	fo.DefaultExports = len(reJSDefault.FindAllIndex(content, -1))
-	fo.NamedExports = len(reJSNamed.FindAllIndex(content, -1))
+	st.each(reJSFrom, spec)
+	st.each(reJSSideEffect, spec)
+	st.each(reJSTypeOnly, func([]int, int) { fo.TypeOnly = true })
+	if bytes.Contains(content, []byte("require(")) {
+		fo.RequireCalls = len(reJSRequire.FindAllIndex(content, -1))
+	}
+	st.each(reJSDefault, func([]int, int) { fo.DefaultExports++ })
+	st.each(reJSNamed, func([]int, int) { fo.NamedExports++ })
+}
+
+// jsLines are the offsets in content where a line's first word (after
+// spaces and tabs) is import or export: the only places a multi-line
+// regexp of the form (?m)^[ \t]*(?:import|export)… can match.
+type jsLines struct {
+	content []byte
+	starts  []int
+}
+
+func jsStatements(content []byte) jsLines {
+	st := jsLines{content: content}
+	for line := 0; line < len(content); {
+		i := line
+		for i < len(content) && (content[i] == ' ' || content[i] == '\t') {
+			i++
+		}
+		if rest := content[i:]; bytes.HasPrefix(rest, []byte("import")) || bytes.HasPrefix(rest, []byte("export")) {
+			st.starts = append(st.starts, i)
+		}
+		next := bytes.IndexByte(content[i:], '\n')
+		if next < 0 {
+			break
+		}
+		line = i + next + 1
+	}
+	return st
+}
+
+// bound is where a statement starting at at can end for every regexp
+// each runs: none crosses a ';', and a match holds at most one quoted
+// string, so it ends by the close of the first one. Matching within it
+// instead of the rest of the file keeps the regexp engine's work (and the
+// state it clears per call) proportional to the statement.
+func (st jsLines) bound(at int) int {
+	c := st.content
+	p := at + bytes.IndexAny(c[at:], ";'\"")
+	if p < at {
+		return len(c)
+	}
+	if c[p] == ';' {
+		return p
+	}
+	r := bytes.IndexAny(c[p+1:], "'\"")
+	if r < 0 {
+		return len(c)
+	}
+	return p + 1 + r + 1
+}
+
+// each calls f for the successive non-overlapping matches of re (anchored
+// with ^) at the statements' starts, as FindAll would find them with the
+// (?m)^[ \t]* form: m holds the match's offsets relative to at.
+func (st jsLines) each(re *regexp.Regexp, f func(m []int, at int)) {
+	end := 0
+	for _, at := range st.starts {
+		if at < end {
+			continue // inside the previous match
+		}
+		if m := re.FindSubmatchIndex(st.content[at:st.bound(at)]); m != nil {
+			end = at + m[1]
+			f(m, at)
+		}
+	}
 }
 
 // errorDecls lists the error types a file declares, by family.
@@ -340,6 +410,15 @@ func errorDecls(fam family, content []byte) (types, sentinels []NamedLine) {
 		}
 	}
 	return types, sentinels
+}
+
+func containsAny(content []byte, literals []string) bool {
+	for _, l := range literals {
+		if bytes.Contains(content, []byte(l)) {
+			return true
+		}
+	}
+	return false
 }
 
 // findLine returns the line of the first occurrence of needle whose line

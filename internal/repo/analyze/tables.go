@@ -453,7 +453,9 @@ var pkgRules = []pkgRule{
 
 // contentRule finds a signal in source text. Needle is a literal that
 // must occur (a cheap prefilter); Re, when set, must then match the line
-// the needle is on. Exts narrows a rule to some extensions.
+// the needle is on. Exts narrows a rule to some extensions. AnyOf, when
+// set, lists literals of which Re needs one: a file with none of them is
+// skipped without looking at the lines its (too common) Needle is on.
 type contentRule struct {
 	Fam    family
 	Signal string
@@ -461,60 +463,62 @@ type contentRule struct {
 	Re     *regexp.Regexp
 	Detail string
 	Exts   []string
+	AnyOf  []string
 }
 
 var contentRules = []contentRule{
 	// HTTP route registration
-	{famJS, sigHTTPRoute, ".", regexp.MustCompile(`\b\w*(?:[aA]pp|[rR]outer|[sS]erver|[aA]pi|[rR]outes?|fastify)\.(get|post|put|patch|delete|all|route)\(\s*['"` + "`" + `]/`), "registers an HTTP route", nil},
-	{famJS, sigHTTPRoute, "@", regexp.MustCompile(`@(Get|Post|Put|Patch|Delete|All)\(`), "declares a route handler decorator", nil},
-	{famGo, sigHTTPRoute, "(\"/", regexp.MustCompile(`\.(HandleFunc|Handle|GET|POST|PUT|PATCH|DELETE|Get|Post|Put|Patch|Delete|Group|Route)\(\s*"/`), "registers an HTTP route", nil},
-	{famPython, sigHTTPRoute, "@", regexp.MustCompile(`^\s*@\w+\.(get|post|put|patch|delete|route|api_route)\(`), "declares a route handler", nil},
-	{famPython, sigHTTPRoute, "path(", regexp.MustCompile(`\b(re_)?path\(\s*r?['"]`), "declares a URL route", nil},
-	{famJava, sigHTTPRoute, "Mapping", regexp.MustCompile(`@(Get|Post|Put|Patch|Delete|Request)Mapping\b`), "declares a request mapping", nil},
-	{famJava, sigHTTPRoute, "@Path", regexp.MustCompile(`@Path\(`), "declares a JAX-RS resource path", nil},
-	{famRust, sigHTTPRoute, "#[", regexp.MustCompile(`#\[(get|post|put|patch|delete)\(\s*"/`), "declares a route handler", nil},
-	{famRust, sigHTTPRoute, ".route(", regexp.MustCompile(`\.route\(\s*"/`), "registers an HTTP route", nil},
+	{famJS, sigHTTPRoute, ".", regexp.MustCompile(`\b\w*(?:[aA]pp|[rR]outer|[sS]erver|[aA]pi|[rR]outes?|fastify)\.(get|post|put|patch|delete|all|route)\(\s*['"` + "`" + `]/`), "registers an HTTP route", nil,
+		[]string{".get(", ".post(", ".put(", ".patch(", ".delete(", ".all(", ".route("}},
+	{famJS, sigHTTPRoute, "@", regexp.MustCompile(`@(Get|Post|Put|Patch|Delete|All)\(`), "declares a route handler decorator", nil, nil},
+	{famGo, sigHTTPRoute, "(\"/", regexp.MustCompile(`\.(HandleFunc|Handle|GET|POST|PUT|PATCH|DELETE|Get|Post|Put|Patch|Delete|Group|Route)\(\s*"/`), "registers an HTTP route", nil, nil},
+	{famPython, sigHTTPRoute, "@", regexp.MustCompile(`^\s*@\w+\.(get|post|put|patch|delete|route|api_route)\(`), "declares a route handler", nil, nil},
+	{famPython, sigHTTPRoute, "path(", regexp.MustCompile(`\b(re_)?path\(\s*r?['"]`), "declares a URL route", nil, nil},
+	{famJava, sigHTTPRoute, "Mapping", regexp.MustCompile(`@(Get|Post|Put|Patch|Delete|Request)Mapping\b`), "declares a request mapping", nil, nil},
+	{famJava, sigHTTPRoute, "@Path", regexp.MustCompile(`@Path\(`), "declares a JAX-RS resource path", nil, nil},
+	{famRust, sigHTTPRoute, "#[", regexp.MustCompile(`#\[(get|post|put|patch|delete)\(\s*"/`), "declares a route handler", nil, nil},
+	{famRust, sigHTTPRoute, ".route(", regexp.MustCompile(`\.route\(\s*"/`), "registers an HTTP route", nil, nil},
 	// network listeners
-	{famJS, sigHTTPFramework, ".listen(", nil, "binds a network listener", nil},
-	{famGo, sigHTTPFramework, "ListenAndServe", nil, "binds an HTTP listener", nil},
-	{famJava, sigHTTPFramework, "Controller", regexp.MustCompile(`@(Rest)?Controller\b`), "declares a web controller", nil},
+	{famJS, sigHTTPFramework, ".listen(", nil, "binds a network listener", nil, nil},
+	{famGo, sigHTTPFramework, "ListenAndServe", nil, "binds an HTTP listener", nil, nil},
+	{famJava, sigHTTPFramework, "Controller", regexp.MustCompile(`@(Rest)?Controller\b`), "declares a web controller", nil, nil},
 	// outgoing HTTP
-	{famJS, sigHTTPClient, "fetch(", regexp.MustCompile(`\bfetch\(\s*['"` + "`" + `]?https?:|\bfetch\(\s*\w*[uU]rl`), "calls fetch()", nil},
-	{famGo, sigHTTPClient, "http.", regexp.MustCompile(`\bhttp\.(Get|Post|PostForm|Head|NewRequest|NewRequestWithContext)\(|&http\.Client\{|http\.DefaultClient`), "makes HTTP requests", nil},
+	{famJS, sigHTTPClient, "fetch(", regexp.MustCompile(`\bfetch\(\s*['"` + "`" + `]?https?:|\bfetch\(\s*\w*[uU]rl`), "calls fetch()", nil, nil},
+	{famGo, sigHTTPClient, "http.", regexp.MustCompile(`\bhttp\.(Get|Post|PostForm|Head|NewRequest|NewRequestWithContext)\(|&http\.Client\{|http\.DefaultClient`), "makes HTTP requests", nil, nil},
 	// events
-	{famJS, sigEventEmitter, "EventEmitter", nil, "uses EventEmitter", nil},
-	{famJS, sigEventEmitter, ".emit(", nil, "emits events", nil},
+	{famJS, sigEventEmitter, "EventEmitter", nil, "uses EventEmitter", nil, nil},
+	{famJS, sigEventEmitter, ".emit(", nil, "emits events", nil, nil},
 	// workers and scheduling
-	{famJS, sigWorker, "new Worker(", nil, "starts a worker thread", nil},
-	{famJS, sigSchedule, "setInterval(", nil, "schedules recurring work with setInterval", nil},
-	{famJS, sigSchedule, "cron.schedule(", nil, "schedules a cron job", nil},
-	{famGo, sigSchedule, "time.NewTicker(", nil, "schedules recurring work with a ticker", nil},
-	{famGo, sigSchedule, "time.Tick(", nil, "schedules recurring work with a ticker", nil},
-	{famJava, sigSchedule, "@Scheduled", nil, "declares a scheduled task", nil},
-	{famRust, sigSchedule, "time::interval(", nil, "schedules recurring work", nil},
-	{famPython, sigSchedule, "schedule.every", nil, "schedules recurring work", nil},
+	{famJS, sigWorker, "new Worker(", nil, "starts a worker thread", nil, nil},
+	{famJS, sigSchedule, "setInterval(", nil, "schedules recurring work with setInterval", nil, nil},
+	{famJS, sigSchedule, "cron.schedule(", nil, "schedules a cron job", nil, nil},
+	{famGo, sigSchedule, "time.NewTicker(", nil, "schedules recurring work with a ticker", nil, nil},
+	{famGo, sigSchedule, "time.Tick(", nil, "schedules recurring work with a ticker", nil, nil},
+	{famJava, sigSchedule, "@Scheduled", nil, "declares a scheduled task", nil, nil},
+	{famRust, sigSchedule, "time::interval(", nil, "schedules recurring work", nil, nil},
+	{famPython, sigSchedule, "schedule.every", nil, "schedules recurring work", nil, nil},
 	// browser and JSX
-	{famJS, sigBrowserAPI, "window.", regexp.MustCompile(`\bwindow\.\w`), "uses window", nil},
-	{famJS, sigBrowserAPI, "document.", regexp.MustCompile(`\bdocument\.(getElement|querySelector|createElement|body|addEventListener|cookie|title)`), "uses document", nil},
-	{famJS, sigBrowserAPI, "localStorage.", nil, "uses localStorage", nil},
-	{famJS, sigJSX, "/>", nil, "contains JSX", []string{".tsx", ".jsx"}},
-	{famJS, sigJSX, "</", nil, "contains JSX", []string{".tsx", ".jsx"}},
+	{famJS, sigBrowserAPI, "window.", regexp.MustCompile(`\bwindow\.\w`), "uses window", nil, nil},
+	{famJS, sigBrowserAPI, "document.", regexp.MustCompile(`\bdocument\.(getElement|querySelector|createElement|body|addEventListener|cookie|title)`), "uses document", nil, nil},
+	{famJS, sigBrowserAPI, "localStorage.", nil, "uses localStorage", nil, nil},
+	{famJS, sigJSX, "/>", nil, "contains JSX", []string{".tsx", ".jsx"}, nil},
+	{famJS, sigJSX, "</", nil, "contains JSX", []string{".tsx", ".jsx"}, nil},
 	// environment
-	{famJS, sigEnvAccess, "process.env", nil, "reads process.env", nil},
-	{famJS, sigEnvAccess, "import.meta.env", nil, "reads import.meta.env", nil},
-	{famGo, sigEnvAccess, "os.Getenv(", nil, "reads os.Getenv", nil},
-	{famGo, sigEnvAccess, "os.LookupEnv(", nil, "reads os.LookupEnv", nil},
-	{famPython, sigEnvAccess, "os.environ", nil, "reads os.environ", nil},
-	{famPython, sigEnvAccess, "os.getenv(", nil, "reads os.getenv", nil},
-	{famRust, sigEnvAccess, "env::var", nil, "reads env::var", nil},
-	{famJava, sigEnvAccess, "System.getenv(", nil, "reads System.getenv", nil},
+	{famJS, sigEnvAccess, "process.env", nil, "reads process.env", nil, nil},
+	{famJS, sigEnvAccess, "import.meta.env", nil, "reads import.meta.env", nil, nil},
+	{famGo, sigEnvAccess, "os.Getenv(", nil, "reads os.Getenv", nil, nil},
+	{famGo, sigEnvAccess, "os.LookupEnv(", nil, "reads os.LookupEnv", nil, nil},
+	{famPython, sigEnvAccess, "os.environ", nil, "reads os.environ", nil, nil},
+	{famPython, sigEnvAccess, "os.getenv(", nil, "reads os.getenv", nil, nil},
+	{famRust, sigEnvAccess, "env::var", nil, "reads env::var", nil, nil},
+	{famJava, sigEnvAccess, "System.getenv(", nil, "reads System.getenv", nil, nil},
 	// the language's own error types
-	{famJS, sigCustomError, "extends", reJSErrorClass, "declares an error class", nil},
-	{famGo, sigCustomError, ") Error() string", reGoErrorType, "declares an error type", nil},
-	{famPython, sigCustomError, "class ", rePyErrorClass, "declares an exception class", nil},
-	{famJava, sigCustomError, "extends", reJavaErrorClass, "declares an exception class", nil},
-	{famRust, sigCustomError, "Error for", reRustErrorImpl, "implements std::error::Error", nil},
-	{famRust, sigCustomError, "#[error(", nil, "derives an error type", nil},
+	{famJS, sigCustomError, "extends", reJSErrorClass, "declares an error class", nil, nil},
+	{famGo, sigCustomError, ") Error() string", reGoErrorType, "declares an error type", nil, nil},
+	{famPython, sigCustomError, "class ", rePyErrorClass, "declares an exception class", nil, nil},
+	{famJava, sigCustomError, "extends", reJavaErrorClass, "declares an exception class", nil, nil},
+	{famRust, sigCustomError, "Error for", reRustErrorImpl, "implements std::error::Error", nil, nil},
+	{famRust, sigCustomError, "#[error(", nil, "derives an error type", nil, nil},
 }
 
 // Error-type declarations, shared by the customError signal and the

@@ -102,13 +102,20 @@ func (g *gen) run() error {
 	}
 	g.p("}\n\n")
 
-	// Vendor matcher: enry.IsVendor uses data.FastVendorMatcher when the
-	// regexp engine accepts it (always, with RE2).
-	if data.FastVendorMatcher == nil {
-		return fmt.Errorf("data.FastVendorMatcher is nil: enry would fall back to data.VendorMatchers")
+	// Vendor matchers: enry.IsVendor matches data.FastVendorMatcher, the
+	// union of data.VendorMatchers; kontext matches them one by one, each
+	// behind its literal prefilter, which decides most paths without a
+	// regexp.
+	g.p("// vendorRegexps mirrors data.VendorMatchers (enry matches their union,\n")
+	g.p("// data.FastVendorMatcher: the same answer).\n")
+	g.p("var vendorRegexps = [...]lazyRegexp{\n")
+	for i, re := range data.VendorMatchers {
+		if re == nil {
+			return fmt.Errorf("data.VendorMatchers[%d] is nil", i)
+		}
+		g.p("\t{src: %s},\n", goString(re.String()))
 	}
-	g.p("// vendorRegexp mirrors data.FastVendorMatcher (the union of data.VendorMatchers).\n")
-	g.p("var vendorRegexp = lazyRegexp{src: %s}\n\n", goString(data.FastVendorMatcher.String()))
+	g.p("}\n\n")
 
 	return g.heuristics()
 }

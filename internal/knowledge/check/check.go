@@ -387,13 +387,22 @@ func (t *Target) Index(ctx context.Context) (*IndexView, error) {
 	}
 	// Every path of the index, in one listing: the store's files, and the
 	// tracked files the paths check needs.
+	// The two listings are independent: run together, a hook waits for one
+	// git process instead of two.
+	var mod []byte
+	var modErr error
+	listed := make(chan struct{})
+	go func() {
+		defer close(listed)
+		mod, modErr = t.Repo.Run(ctx, append([]string{"diff-files", "-z", "--name-only", "--"}, specs...)...)
+	}()
 	out, err := t.Repo.Run(ctx, "ls-files", "-z", "--stage")
+	<-listed
 	if err != nil {
 		return nil, err
 	}
-	mod, err := t.Repo.Run(ctx, append([]string{"diff-files", "-z", "--name-only", "--"}, specs...)...)
-	if err != nil {
-		return nil, err
+	if modErr != nil {
+		return nil, modErr
 	}
 	modified := map[string]bool{}
 	for _, p := range strings.Split(string(mod), "\x00") {

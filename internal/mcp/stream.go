@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -72,13 +73,22 @@ type inbound struct {
 	method string
 	params json.RawMessage
 	batch  *batch
+	pos    int // the message's place in its batch
 }
 
 // batch collects the responses of one JSON-RPC batch so they are written as
-// one array, as JSON-RPC 2.0 requires.
+// one array, as JSON-RPC 2.0 requires — in the order of the requests, which
+// the specification leaves open, so that a client (and a transcript) sees
+// the same array however the handlers interleave.
 type batch struct {
 	waiting   int
-	responses [][]byte
+	responses []batchResponse
+	decoding  int // the place of the member being decoded
+}
+
+type batchResponse struct {
+	pos  int
+	line []byte
 }
 
 func newLineStream(r io.Reader, w io.Writer, closer io.Closer, maxBytes int) *lineStream {
@@ -269,7 +279,8 @@ func (s *lineStream) accept(line []byte) {
 		}
 		b := &batch{}
 		var ready [][]byte
-		for _, elem := range elems {
+		for i, elem := range elems {
+			b.decoding = i
 			if msg := s.decode(elem, b); msg != nil {
 				ready = append(ready, msg)
 			}
@@ -332,7 +343,11 @@ func (s *lineStream) decode(raw []byte, b *batch) []byte {
 			s.reject(b, id, `"params" must be an object or an array`)
 			return nil
 		}
-		return s.deliver(&inbound{wireID: id, method: method, params: m.Params, batch: b})
+		in := &inbound{wireID: id, method: method, params: m.Params, batch: b}
+		if b != nil {
+			in.pos = b.decoding
+		}
+		return s.deliver(in)
 	}
 	if len(m.Result) > 0 || len(m.Error) > 0 {
 		return s.response(m)
@@ -370,7 +385,7 @@ func (s *lineStream) reject(b *batch, id json.RawMessage, reason string) {
 		return
 	}
 	s.mu.Lock()
-	b.responses = append(b.responses, resp)
+	b.responses = append(b.responses, batchResponse{b.decoding, resp})
 	s.mu.Unlock()
 }
 
@@ -516,7 +531,7 @@ func (s *lineStream) respond(token uint64, member string, body []byte) error {
 		return s.writeLine(line)
 	}
 	s.mu.Lock()
-	in.batch.responses = append(in.batch.responses, line)
+	in.batch.responses = append(in.batch.responses, batchResponse{in.pos, line})
 	in.batch.waiting--
 	done := in.batch.waiting == 0
 	s.mu.Unlock()
@@ -565,7 +580,15 @@ func (s *lineStream) writeBatch(b *batch) {
 	if len(parts) == 0 {
 		return
 	}
-	s.writeLine(append(append([]byte{'['}, bytes.Join(parts, []byte{','})...), ']'))
+	slices.SortStableFunc(parts, func(a, b batchResponse) int { return a.pos - b.pos })
+	out := []byte{'['}
+	for i, p := range parts {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, p.line...)
+	}
+	s.writeLine(append(out, ']'))
 }
 
 // writeLine writes one message and its newline in a single write, so that

@@ -34,6 +34,10 @@ type Target struct {
 	Config *config.Config
 	// Scanner finds secrets (nil: the built-in rules).
 	Scanner *secrets.Scanner
+	// RecordCache, when set, is the file that keeps the index view's
+	// entries by blob between runs (the pre-commit hook's), so that an
+	// unchanged entry is not read and parsed again.
+	RecordCache string
 }
 
 // Result is what a check found.
@@ -363,11 +367,17 @@ func mergeView(all, staged []*store.Entry) []*store.Entry {
 // IndexView is the store as the index holds it: what the next commit
 // records, whatever the work tree has since.
 type IndexView struct {
+	// Entries are the store's entries as the index holds them; those that
+	// came from the record cache carry what the index README and the id
+	// checks need (store.FromRecord), not bodies.
 	Entries []*store.Entry
 	// Tracked is every path of the index.
 	Tracked []string
-	files   map[string]indexFile
-	repo    *git.Repo
+	// Parsed counts the entries read and parsed for this view (the others
+	// came from the record cache).
+	Parsed int
+	files  map[string]indexFile
+	repo   *git.Repo
 }
 
 type indexFile struct {
@@ -433,6 +443,18 @@ func (t *Target) Index(ctx context.Context) (*IndexView, error) {
 	sort.Strings(paths)
 	v.Entries = make([]*store.Entry, len(paths))
 	errs := make([]error, len(paths))
+	cache := loadRecords(t.RecordCache)
+	keys := make([]string, len(paths))
+	var misses []int
+	for i, p := range paths {
+		kind, _ := t.Store.KindOf(p)
+		keys[i] = recordKey(kind, p, v.files[p].sha)
+		if r, ok := cache.get(keys[i]); ok {
+			v.Entries[i] = store.FromRecord(r)
+		} else {
+			misses = append(misses, i)
+		}
+	}
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
@@ -446,18 +468,22 @@ func (t *Target) Index(ctx context.Context) (*IndexView, error) {
 					continue
 				}
 				kind, _ := t.Store.KindOf(paths[i])
-				v.Entries[i] = store.Parse(paths[i], data, kind)
+				e := store.Parse(paths[i], data, kind)
+				v.Entries[i] = e
+				cache.put(keys[i], e.Record())
 			}
 		}()
 	}
-	for i := range paths {
+	for _, i := range misses {
 		next <- i
 	}
+	v.Parsed = len(misses)
 	close(next)
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	cache.save()
 	v.Entries = slices.DeleteFunc(v.Entries, func(e *store.Entry) bool { return e == nil })
 	return v, nil
 }

@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -161,5 +162,59 @@ func TestStagedScanOfEveryFile(t *testing.T) {
 	res, _ = tg.Staged(ctx, changes, nil, StagedOptions{})
 	if len(res.Problems) != 0 {
 		t.Errorf("secrets.scan = off: %+v", res.Problems)
+	}
+}
+
+// The record cache: a second view reads no unchanged entry, and answers as
+// the first; a changed blob is parsed again; a damaged cache is ignored.
+func TestIndexRecordCache(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	gitCmd(t, dir, "init", "-q", "-b", "main")
+	write(t, dir, ".ai/decisions/0001-use-postgres.md", "# 1. Use Postgres\n\n**Status:** Accepted\n**Date:** 2026-01-02\n\n## Decision\n\nOrders live in Postgres.\n")
+	write(t, dir, ".ai/decisions/0002-cents.md", "---\ntitle: Prices in cents\nstatus: accepted\ndate: 2026-02-03\nsupersedes: [\"1\"]\n---\n\n## Decision\n\nIntegers.\n")
+	write(t, dir, ".ai/learnings/slow.md", learning("Staging is slow"))
+	gitCmd(t, dir, "add", ".")
+	gitCmd(t, dir, "commit", "-q", "-m", "store")
+
+	tg := target(t, dir)
+	tg.RecordCache = filepath.Join(t.TempDir(), "records.gob")
+	index := func(parsed int) (string, []store.Problem) {
+		t.Helper()
+		v, err := tg.Index(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Parsed != parsed {
+			t.Errorf("the view parsed %d entries, want %d", v.Parsed, parsed)
+		}
+		staged := []*store.Entry{}
+		for _, e := range v.Entries {
+			if e.Path == ".ai/decisions/0002-cents.md" {
+				staged = append(staged, e)
+			}
+		}
+		return store.RenderIndex(v.Entries, ".ai"), store.Validate(staged, tg.options(v.Entries, v.Tracked))
+	}
+	cold, coldProblems := index(3)
+	if _, err := os.Stat(tg.RecordCache); err != nil {
+		t.Fatalf("no cache written: %v", err)
+	}
+	warm, warmProblems := index(0)
+	if warm != cold || fmt.Sprint(warmProblems) != fmt.Sprint(coldProblems) {
+		t.Errorf("warm view differs:\n%s\n%v\ncold:\n%s\n%v", warm, warmProblems, cold, coldProblems)
+	}
+	if !strings.Contains(cold, "Use Postgres") || !strings.Contains(cold, "Orders live in Postgres.") {
+		t.Errorf("index:\n%s", cold)
+	}
+
+	write(t, dir, ".ai/learnings/slow.md", learning("Staging is slow on Mondays"))
+	gitCmd(t, dir, "add", ".")
+	if changed, _ := index(1); !strings.Contains(changed, "Staging is slow on Mondays") {
+		t.Errorf("a changed blob was not read again:\n%s", changed)
+	}
+	os.WriteFile(tg.RecordCache, []byte("not gob"), 0o644)
+	if damaged, _ := index(3); !strings.Contains(damaged, "Staging is slow on Mondays") || !strings.Contains(damaged, "Use Postgres") {
+		t.Errorf("with a damaged cache:\n%s", damaged)
 	}
 }

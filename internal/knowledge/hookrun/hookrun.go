@@ -134,7 +134,8 @@ func (r *runner) target() (*check.Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &check.Target{Repo: r.repo, Store: r.st, Config: r.cfg, Scanner: scan}, nil
+	return &check.Target{Repo: r.repo, Store: r.st, Config: r.cfg, Scanner: scan,
+		RecordCache: filepath.Join(r.repo.CommonDir, "kontext", "records.gob")}, nil
 }
 
 // preCommit checks the staged knowledge, and re-renders the index README

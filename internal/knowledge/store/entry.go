@@ -79,6 +79,10 @@ type Entry struct {
 	Style Style
 
 	src *source // the file as read; nil for a new entry
+
+	// rec is set on an entry rebuilt from a Record: what SummaryText and
+	// Number need of a body and a title that were not kept.
+	rec *Record
 }
 
 // IsActive reports whether the entry still applies: not superseded,
@@ -138,6 +142,9 @@ func (e *Entry) Number() (int, bool) {
 	}
 	if e.src != nil && e.src.number != "" {
 		return atoi(e.src.number), true
+	}
+	if e.rec != nil && e.rec.Number != "" {
+		return atoi(e.rec.Number), true
 	}
 	return 0, false
 }
@@ -202,6 +209,9 @@ func (e *Entry) Section(name string) string { return Section(e.Body, name) }
 // first paragraph of its Decision (or Summary, Overview, Purpose) section,
 // else of its body; at most max characters (0: no limit).
 func (e *Entry) SummaryText(max int) string {
+	if e.rec != nil {
+		return truncate(e.rec.Summary, max)
+	}
 	if s := oneLine(e.Summary); s != "" {
 		return truncate(s, max)
 	}

@@ -31,6 +31,17 @@ func FuzzParse(f *testing.F) {
 		}
 		_ = e.SummaryText(100)
 		_ = e.Section("Decision")
+		// An entry rebuilt from its record renders the same index line and
+		// answers the same number.
+		r := FromRecord(e.Record())
+		if RenderIndex([]*Entry{r}, ".ai") != RenderIndex([]*Entry{e}, ".ai") || r.SummaryText(7) != e.SummaryText(7) {
+			t.Fatalf("record of %q renders differently:\n%s\n%s", data, RenderIndex([]*Entry{r}, ".ai"), RenderIndex([]*Entry{e}, ".ai"))
+		}
+		if n, ok := e.Number(); true {
+			if rn, rok := r.Number(); rn != n || rok != ok {
+				t.Fatalf("record of %q: number %d %v, entry %d %v", data, rn, rok, n, ok)
+			}
+		}
 		MarkSuperseded(e, "0099-new")
 		out := Marshal(e)
 		back := Parse("docs/adr/0001-fuzz.md", out, KindDecision)

@@ -93,7 +93,10 @@ func RenderIndex(entries []*Entry, storeDir string) string {
 			})
 		}
 		h := kindHeadings[k]
-		if h == "" {
+		switch {
+		case k == "": // "kind:" with no value (kontext check reports it)
+			h = "Other"
+		case h == "":
 			h = strings.ToUpper(k[:1]) + k[1:]
 		}
 		b.WriteString("\n## " + h + "\n\n")

@@ -239,11 +239,13 @@ func TestBootstrapEndToEnd(t *testing.T) {
 	mustOK("ctx_init_submit", decision("Use date-fns, not moment"))
 	mustOK("ctx_init_submit", decision("Handle dates with date-fns"))
 	// The repository's ADR directory is the decisions home: the entry is a
-	// classic ADR numbered after 0001, and resubmitting replaces it.
+	// classic ADR numbered after 0001, and resubmitting rewrites it in
+	// place (its file, id and number stay; the title is the new one).
+	const decADR = "docs/adr/0002-use-date-fns-not-moment.md"
 	decisions, _ := filepath.Glob(filepath.Join(repo, "docs", "adr", "*.md"))
-	if len(decisions) != 2 || !strings.HasSuffix(decisions[1], "0002-handle-dates-with-date-fns.md") {
+	if len(decisions) != 2 || !strings.HasSuffix(filepath.ToSlash(decisions[1]), decADR) {
 		t.Errorf("resubmitting a dec: task must replace its own entry: %v", decisions)
-	} else if adr := read(t, repo, "docs/adr/0002-handle-dates-with-date-fns.md"); !strings.Contains(adr, "<!-- kontext:init_task "+decID[1]+" -->") || strings.Contains(adr, "\n---") {
+	} else if adr := read(t, repo, decADR); !strings.Contains(adr, "<!-- kontext:init_task "+decID[1]+" -->") || !strings.Contains(adr, "Handle dates with date-fns") || strings.Contains(adr, "\n---") {
 		t.Errorf("the ADR keeps its task in the ADR's own style:\n%s", adr)
 	}
 	if next := mustOK("ctx_init", map[string]any{"count": 5}); strings.Contains(next, "Task 1: purpose") || strings.Contains(next, decID[1]+" ") {
@@ -272,6 +274,28 @@ func TestBootstrapEndToEnd(t *testing.T) {
 	gitIn(t, repo, env, "commit", "-q", "--amend", "-m", "Compute all prices in cents")
 	if n := trailers(); n != 1 {
 		t.Errorf("%d Decision trailers after an amend with a new message, want 1", n)
+	}
+
+	// A deepened module whose shape changes (a new file with an export)
+	// comes back as a refresh: task; resubmitting it settles it again.
+	os.WriteFile(filepath.Join(repo, "apps", "api", "src", "orders.ts"), []byte("export function orders() { return []; }\n"), 0o644)
+	gitIn(t, repo, env, "add", "apps/api/src/orders.ts")
+	gitIn(t, repo, env, "commit", "-q", "-m", "List orders")
+	if next := mustOK("ctx_init", map[string]any{"count": 5}); !strings.Contains(next, "refresh:apps/api") {
+		t.Errorf("a changed module should yield a refresh: task:\n%s", next)
+	}
+	// List arguments take arrays as well as comma-separated strings.
+	mustOK("ctx_init_submit", map[string]any{"task_id": "refresh:apps/api", "summary": "The shop's HTTP API", "overview": "Express app serving prices and orders."})
+	if next := mustOK("ctx_init", map[string]any{"count": 5}); strings.Contains(next, "refresh:apps/api") {
+		t.Errorf("a submitted refresh comes back:\n%s", next)
+	}
+	arrays := map[string]any{"task_id": decID[1], "decisions": []map[string]any{{"title": "Handle dates with date-fns", "decision": "Dates are handled with date-fns.", "paths": []string{"apps/api/**", "libs/pricing/**"}, "commits": []string{"HEAD"}}}}
+	mustOK("ctx_init_submit", arrays)
+	if adrs, _ := filepath.Glob(filepath.Join(repo, "docs", "adr", "*.md")); len(adrs) != 3 {
+		t.Errorf("a resubmission must not add an ADR: %v", adrs)
+	}
+	if adr := read(t, repo, decADR); !strings.Contains(adr, "libs/pricing/**") {
+		t.Errorf("paths given as an array:\n%s", adr)
 	}
 
 	// check, and the pre-commit hook, block a secret in staged knowledge.

@@ -154,17 +154,38 @@ func (p *Pipeline) submitDecisions(ctx context.Context, sub Submission) (*Submit
 	if !known {
 		return nil, fmt.Errorf("no task %s: the decision tasks are the history clusters ctx_init lists", sub.TaskID)
 	}
+	// The task's earlier entries, per kind in file order: a resubmission
+	// rewrites them in place, the first new decision into the first old
+	// one and so on, so their files, ids and ADR numbers — which commit
+	// trailers and supersedes name — stay; what is left over is removed
+	// or created.
+	earlier := map[string][]*store.Entry{}
 	for _, e := range entries {
 		if e.Get(keyInitTask) == sub.TaskID {
-			abs, err := p.Root.Path(e.Path)
-			if err != nil {
-				return nil, err
-			}
-			if err := os.Remove(abs); err != nil && !os.IsNotExist(err) {
-				return nil, err
-			}
-			res.Removed = append(res.Removed, e.Path)
+			earlier[e.Kind] = append(earlier[e.Kind], e)
 		}
+	}
+	write := func(fresh *store.Entry) error {
+		if olds := earlier[fresh.Kind]; len(olds) > 0 {
+			old := olds[0]
+			earlier[fresh.Kind] = olds[1:]
+			before := string(store.Marshal(old))
+			old.Title, old.Status, old.Date, old.Summary = fresh.Title, fresh.Status, fresh.Date, fresh.Summary
+			old.Paths, old.Commits, old.Tags, old.Body = fresh.Paths, fresh.Commits, fresh.Tags, fresh.Body
+			if err := p.Store.Rewrite(old); err != nil {
+				return err
+			}
+			if string(store.Marshal(old)) != before {
+				res.Written = append(res.Written, old.Path)
+			}
+			return nil
+		}
+		r, err := p.Store.Create(fresh)
+		if err != nil {
+			return err
+		}
+		res.Written = append(res.Written, r.Written...)
+		return nil
 	}
 	defaultDate := p.clusterDate(ctx, strings.TrimPrefix(sub.TaskID, "dec:"))
 	for _, d := range sub.Decisions {
@@ -178,11 +199,9 @@ func (p *Pipeline) submitDecisions(ctx context.Context, sub Submission) (*Submit
 			Body: decisionBody(d),
 		}
 		e.Set(keyInitTask, sub.TaskID)
-		r, err := p.Store.Create(e)
-		if err != nil {
+		if err := write(e); err != nil {
 			return res, err
 		}
-		res.Written = append(res.Written, r.Written...)
 	}
 	for _, l := range sub.Learnings {
 		if strings.TrimSpace(l.Title) == "" || strings.TrimSpace(l.Body) == "" {
@@ -190,12 +209,23 @@ func (p *Pipeline) submitDecisions(ctx context.Context, sub Submission) (*Submit
 		}
 		e := &store.Entry{Kind: "learning", Title: strings.TrimSpace(l.Title), Date: p.now().Format("2006-01-02"), Paths: l.Paths, Tags: l.Tags, Origin: "agent", Body: strings.TrimSpace(l.Body)}
 		e.Set(keyInitTask, sub.TaskID)
-		r, err := p.Store.Create(e)
-		if err != nil {
+		if err := write(e); err != nil {
 			return res, err
 		}
-		res.Written = append(res.Written, r.Written...)
 	}
+	for _, olds := range earlier {
+		for _, e := range olds {
+			abs, err := p.Root.Path(e.Path)
+			if err != nil {
+				return res, err
+			}
+			if err := os.Remove(abs); err != nil && !os.IsNotExist(err) {
+				return res, err
+			}
+			res.Removed = append(res.Removed, e.Path)
+		}
+	}
+	sort.Strings(res.Removed)
 	sort.Strings(res.Written)
 	return res, nil
 }

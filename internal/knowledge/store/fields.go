@@ -49,6 +49,22 @@ func extraComment(t string) (key, value string, ok bool) {
 	return key, strings.TrimSpace(value), true
 }
 
+// fieldText renders a field's value for a field line. Globs go in code
+// spans: a bare "src/**" at the end of a bold field line would read back
+// as emphasis; the parser drops the backticks of list fields.
+func fieldText(canon string, v any) string {
+	if canon != "paths" {
+		return valueString(v)
+	}
+	items := valueList(v)
+	for i, it := range items {
+		if strings.ContainsAny(it, "*_`") && !strings.Contains(it, "`") {
+			items[i] = "`" + it + "`"
+		}
+	}
+	return strings.Join(items, ", ")
+}
+
 func extraLine(key, value string) string {
 	value = strings.ReplaceAll(strings.ReplaceAll(value, "\n", " "), "-->", "->")
 	return extraPrefix + key + " " + value + extraSuffix
@@ -300,7 +316,7 @@ func (d *fieldsDoc) patch(e, old *Entry) string {
 		} else if equalAny(nv, ov) {
 			continue
 		}
-		text := valueString(nv)
+		text := fieldText(c, nv)
 		f := fieldAt(c)
 		if c == "status" {
 			switch {
@@ -440,7 +456,7 @@ func renderFields(e *Entry) string {
 		b.WriteString("# " + e.Title + "\n\n")
 	}
 	for _, c := range []string{"status", "date", "summary", "tags", "paths", "supersedes", "superseded_by", "commits", "author"} {
-		if v := valueString(fieldValue(e, c)); v != "" {
+		if v := fieldText(c, fieldValue(e, c)); v != "" {
 			b.WriteString("**" + fieldLabels[c] + ":** " + strings.ReplaceAll(v, "\n", " ") + "\n")
 		}
 	}

@@ -304,3 +304,19 @@ func TestFieldsExtraKeys(t *testing.T) {
 		t.Error("a facts marker read as an extra key")
 	}
 }
+
+// A glob ending in ** on a bold field line must not read back as emphasis.
+func TestFieldsGlobPaths(t *testing.T) {
+	fresh := &Entry{ID: "0002-dates", Kind: KindDecision, Title: "Dates", Status: StatusAccepted, Date: "2026-09-01", Style: StyleFields,
+		Paths: []string{"apps/api/**", "libs/*_test.go"}, Body: "## Decision\n\nx\n"}
+	text := Marshal(fresh)
+	back := Parse("docs/adr/0002-dates.md", text, KindDecision)
+	if !reflect.DeepEqual(back.Paths, fresh.Paths) {
+		t.Fatalf("paths %q read back as %q from:\n%s", fresh.Paths, back.Paths, text)
+	}
+	back.Paths = []string{"apps/**", "libs/**"}
+	again := Parse("docs/adr/0002-dates.md", Marshal(back), KindDecision)
+	if !reflect.DeepEqual(again.Paths, back.Paths) {
+		t.Fatalf("rewritten paths %q read back as %q from:\n%s", back.Paths, again.Paths, Marshal(back))
+	}
+}

@@ -110,6 +110,11 @@ func toolsetFiles(tree *Tree, ts ToolsetSpec, dir, pkg string) (map[string][]byt
 			alias := path.Base(imp)
 			data.Imports[imp] = alias
 			td.OutputType = alias + "." + typ
+			out, err := structuredOutput(t.Output.Structured)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", t.Name, err)
+			}
+			td.OutputSchema = goStringLiteral(string(out))
 		}
 		td.Description = t.Description.EN + "\n\nReturns: " + t.Output.Description.EN
 		for _, p := range t.Params {
@@ -166,7 +171,9 @@ type toolData struct {
 	Schema      string // Go string literal
 	Description string
 	OutputType  string
-	Flags       []flagData
+	// OutputSchema is the Go literal of the reflected output schema.
+	OutputSchema string
+	Flags        []flagData
 }
 
 type flagData struct {
@@ -266,11 +273,23 @@ var funcs = template.FuncMap{
 		g := goName(tool)
 		return strings.ToLower(g[:1]) + g[1:] + "InputSchema"
 	},
+	"outputConst": func(tool string) string {
+		g := goName(tool)
+		return strings.ToLower(g[:1]) + g[1:] + "OutputSchema"
+	},
 	"boolLit": boolLit,
 	"quote":   strconv.Quote,
 	"json": func(v any) string {
 		b, _ := json.Marshal(v)
 		return string(b)
+	},
+	"hasOutputs": func(tools []toolData) bool {
+		for _, t := range tools {
+			if t.OutputType != "" {
+				return true
+			}
+		}
+		return false
 	},
 	"needsCLIFlag": func(tools []toolData) bool {
 		for _, t := range tools {
@@ -314,6 +333,17 @@ const (
 	{{schemaConst .Spec.Name}} = {{.Schema}}
 {{- end}}
 )
+
+{{- if hasOutputs .Tools}}
+
+// The output schemas of the tools with structured results, reflected from
+// their Go result types when this file was generated.
+const (
+{{- range .Tools}}{{if .OutputType}}
+	{{outputConst .Spec.Name}} = {{.OutputSchema}}
+{{- end}}{{end}}
+)
+{{- end}}
 
 // InputSchemas maps each tool of the toolset to its input schema.
 var InputSchemas = map[string]string{
@@ -376,9 +406,6 @@ import (
 	"encoding/json"
 
 	"github.com/kontext-dev/kontext/internal/mcp"
-{{- range $path, $name := .Imports}}
-	{{$name}} {{quote $path}}
-{{- end}}
 )
 
 // Name is the toolset's name (--toolsets).
@@ -409,7 +436,7 @@ func Toolset(h Handlers) *mcp.Toolset {
 				},
 				InputSchema: json.RawMessage({{schemaConst .Spec.Name}}),
 {{- if .OutputType}}
-				OutputSchema: mcp.OutputSchemaFor(new({{.OutputType}})),
+				OutputSchema: json.RawMessage({{outputConst .Spec.Name}}),
 {{- end}}
 				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
 					in := new({{.Go}}Input)

@@ -1,39 +1,39 @@
 package knowledge
 
 import (
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/kontext-dev/kontext/internal/git"
+	"github.com/kontext-dev/kontext/internal/lazyregexp"
 )
 
 // decisionSignals are the words that make a commit explain a decision
 // rather than just make a change (the original's history signals). Each
 // has a weight and the reason shown to the agent.
 var decisionSignals = []struct {
-	re     *regexp.Regexp
+	re     *lazyregexp.Regexp
 	weight float64
 	reason string
 }{
-	{regexp.MustCompile(`(?i)\b(replace[sd]?|replacing)\b`), 3, "replaces"},
-	{regexp.MustCompile(`(?i)\bmigrat(e|es|ed|ing|ion)\b`), 3, "migration"},
-	{regexp.MustCompile(`(?i)\bswitch(ed|es|ing)? (to|from)\b`), 3, "switch"},
-	{regexp.MustCompile(`(?i)\binstead of\b`), 3, "instead of"},
-	{regexp.MustCompile(`(?i)\bdeprecat(e|es|ed|ing|ion)\b`), 2.5, "deprecation"},
-	{regexp.MustCompile(`(?i)\bbreaking\b|BREAKING CHANGE`), 3, "breaking"},
-	{regexp.MustCompile(`(?i)\b\w+, not \w+`), 2, "X, not Y"},
-	{regexp.MustCompile(`(?i)\b(never|no longer|is gone|must not|always)\b`), 1.5, "rule"},
-	{regexp.MustCompile(`(?i)\b(because|since|so that|otherwise|to keep|in order to|the reason)\b`), 2, "reason given"},
-	{regexp.MustCompile(`(?i)\b(decid(e|ed|es)|decision|adr|trade-?off|chose|choose)\b`), 2.5, "decision wording"},
+	{lazyregexp.New(`(?i)\b(replace[sd]?|replacing)\b`), 3, "replaces"},
+	{lazyregexp.New(`(?i)\bmigrat(e|es|ed|ing|ion)\b`), 3, "migration"},
+	{lazyregexp.New(`(?i)\bswitch(ed|es|ing)? (to|from)\b`), 3, "switch"},
+	{lazyregexp.New(`(?i)\binstead of\b`), 3, "instead of"},
+	{lazyregexp.New(`(?i)\bdeprecat(e|es|ed|ing|ion)\b`), 2.5, "deprecation"},
+	{lazyregexp.New(`(?i)\bbreaking\b|BREAKING CHANGE`), 3, "breaking"},
+	{lazyregexp.New(`(?i)\b\w+, not \w+`), 2, "X, not Y"},
+	{lazyregexp.New(`(?i)\b(never|no longer|is gone|must not|always)\b`), 1.5, "rule"},
+	{lazyregexp.New(`(?i)\b(because|since|so that|otherwise|to keep|in order to|the reason)\b`), 2, "reason given"},
+	{lazyregexp.New(`(?i)\b(decid(e|ed|es)|decision|adr|trade-?off|chose|choose)\b`), 2.5, "decision wording"},
 }
 
 // trailerRE finds kontext's commit trailers: a commit that carries one is
 // the commit a knowledge entry was committed with.
-var trailerRE = regexp.MustCompile(`(?m)^(Decision|Convention|Learning|Incident): \S+`)
+var trailerRE = lazyregexp.New(`(?m)^(Decision|Convention|Learning|Incident): \S+`)
 
 // conventionalRE reads a Conventional Commits type.
-var conventionalRE = regexp.MustCompile(`^(\w+)(\([^)]*\))?(!)?: `)
+var conventionalRE = lazyregexp.New(`^(\w+)(\([^)]*\))?(!)?: `)
 
 // decisionScore says how much a commit looks like it explains a decision,
 // and why.

@@ -14,6 +14,7 @@ import (
 	"github.com/kontext-dev/kontext/internal/git"
 	"github.com/kontext-dev/kontext/internal/knowledge/glob"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
+	"github.com/kontext-dev/kontext/internal/lazyregexp"
 	"github.com/kontext-dev/kontext/internal/mcp"
 )
 
@@ -21,9 +22,9 @@ import (
 const whyHistory = 60
 
 var (
-	lineTargetRE = regexp.MustCompile(`^(.+):(\d+)(?:-(\d+))?$`)
-	shaRE        = regexp.MustCompile(`^[0-9a-fA-F]{7,40}$`)
-	symbolRE     = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$.]*$`)
+	lineTargetRE = lazyregexp.New(`^(.+):(\d+)(?:-(\d+))?$`)
+	shaRE        = lazyregexp.New(`^[0-9a-fA-F]{7,40}$`)
+	symbolRE     = lazyregexp.New(`^[A-Za-z_$][A-Za-z0-9_$.]*$`)
 )
 
 func (h *Handlers) CtxWhy(ctx context.Context, in *spec.CtxWhyInput) (*mcp.ToolResult, error) {

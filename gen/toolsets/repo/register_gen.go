@@ -24,7 +24,6 @@ import (
 	"encoding/json"
 
 	"github.com/kontext-dev/kontext/internal/mcp"
-	results "github.com/kontext-dev/kontext/internal/repo/results"
 )
 
 // Name is the toolset's name (--toolsets).
@@ -53,7 +52,7 @@ func Toolset(h Handlers) *mcp.Toolset {
 					OpenWorld:   mcp.Bool(false),
 				},
 				InputSchema:  json.RawMessage(getContextForTaskInputSchema),
-				OutputSchema: mcp.OutputSchemaFor(new(results.TaskContext)),
+				OutputSchema: json.RawMessage(getContextForTaskOutputSchema),
 				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
 					in := new(GetContextForTaskInput)
 					if err := mcp.DecodeArguments(args, in); err != nil {
@@ -78,7 +77,7 @@ func Toolset(h Handlers) *mcp.Toolset {
 					OpenWorld:   mcp.Bool(false),
 				},
 				InputSchema:  json.RawMessage(getChangeImpactInputSchema),
-				OutputSchema: mcp.OutputSchemaFor(new(results.ChangeImpact)),
+				OutputSchema: json.RawMessage(getChangeImpactOutputSchema),
 				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
 					in := new(GetChangeImpactInput)
 					if err := mcp.DecodeArguments(args, in); err != nil {
@@ -103,7 +102,7 @@ func Toolset(h Handlers) *mcp.Toolset {
 					OpenWorld:   mcp.Bool(false),
 				},
 				InputSchema:  json.RawMessage(getRepositoryContextInputSchema),
-				OutputSchema: mcp.OutputSchemaFor(new(results.RepositoryContext)),
+				OutputSchema: json.RawMessage(getRepositoryContextOutputSchema),
 				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
 					in := new(GetRepositoryContextInput)
 					if err := mcp.DecodeArguments(args, in); err != nil {
@@ -128,7 +127,7 @@ func Toolset(h Handlers) *mcp.Toolset {
 					OpenWorld:   mcp.Bool(false),
 				},
 				InputSchema:  json.RawMessage(explainModuleInputSchema),
-				OutputSchema: mcp.OutputSchemaFor(new(results.ModuleExplanation)),
+				OutputSchema: json.RawMessage(explainModuleOutputSchema),
 				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
 					in := new(ExplainModuleInput)
 					if err := mcp.DecodeArguments(args, in); err != nil {
@@ -153,7 +152,7 @@ func Toolset(h Handlers) *mcp.Toolset {
 					OpenWorld:   mcp.Bool(false),
 				},
 				InputSchema:  json.RawMessage(getDependenciesInputSchema),
-				OutputSchema: mcp.OutputSchemaFor(new(results.Dependencies)),
+				OutputSchema: json.RawMessage(getDependenciesOutputSchema),
 				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
 					in := new(GetDependenciesInput)
 					if err := mcp.DecodeArguments(args, in); err != nil {
@@ -178,7 +177,7 @@ func Toolset(h Handlers) *mcp.Toolset {
 					OpenWorld:   mcp.Bool(false),
 				},
 				InputSchema:  json.RawMessage(getDependentsInputSchema),
-				OutputSchema: mcp.OutputSchemaFor(new(results.Dependents)),
+				OutputSchema: json.RawMessage(getDependentsOutputSchema),
 				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
 					in := new(GetDependentsInput)
 					if err := mcp.DecodeArguments(args, in); err != nil {
@@ -203,7 +202,7 @@ func Toolset(h Handlers) *mcp.Toolset {
 					OpenWorld:   mcp.Bool(false),
 				},
 				InputSchema:  json.RawMessage(searchContextInputSchema),
-				OutputSchema: mcp.OutputSchemaFor(new(results.SearchResults)),
+				OutputSchema: json.RawMessage(searchContextOutputSchema),
 				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
 					in := new(SearchContextInput)
 					if err := mcp.DecodeArguments(args, in); err != nil {
@@ -228,7 +227,7 @@ func Toolset(h Handlers) *mcp.Toolset {
 					OpenWorld:   mcp.Bool(false),
 				},
 				InputSchema:  json.RawMessage(getModuleHistoryInputSchema),
-				OutputSchema: mcp.OutputSchemaFor(new(results.ModuleHistory)),
+				OutputSchema: json.RawMessage(getModuleHistoryOutputSchema),
 				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
 					in := new(GetModuleHistoryInput)
 					if err := mcp.DecodeArguments(args, in); err != nil {
@@ -253,7 +252,7 @@ func Toolset(h Handlers) *mcp.Toolset {
 					OpenWorld:   mcp.Bool(false),
 				},
 				InputSchema:  json.RawMessage(getRevisionDiffInputSchema),
-				OutputSchema: mcp.OutputSchemaFor(new(results.RevisionDiff)),
+				OutputSchema: json.RawMessage(getRevisionDiffOutputSchema),
 				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
 					in := new(GetRevisionDiffInput)
 					if err := mcp.DecodeArguments(args, in); err != nil {
@@ -278,7 +277,7 @@ func Toolset(h Handlers) *mcp.Toolset {
 					OpenWorld:   mcp.Bool(false),
 				},
 				InputSchema:  json.RawMessage(getRevisionSnapshotInputSchema),
-				OutputSchema: mcp.OutputSchemaFor(new(results.RevisionSnapshot)),
+				OutputSchema: json.RawMessage(getRevisionSnapshotOutputSchema),
 				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
 					in := new(GetRevisionSnapshotInput)
 					if err := mcp.DecodeArguments(args, in); err != nil {
@@ -303,7 +302,7 @@ func Toolset(h Handlers) *mcp.Toolset {
 					OpenWorld:   mcp.Bool(false),
 				},
 				InputSchema:  json.RawMessage(getArchitectureInputSchema),
-				OutputSchema: mcp.OutputSchemaFor(new(results.Architecture)),
+				OutputSchema: json.RawMessage(getArchitectureOutputSchema),
 				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
 					in := new(GetArchitectureInput)
 					if err := mcp.DecodeArguments(args, in); err != nil {
@@ -328,7 +327,7 @@ func Toolset(h Handlers) *mcp.Toolset {
 					OpenWorld:   mcp.Bool(false),
 				},
 				InputSchema:  json.RawMessage(getConventionsInputSchema),
-				OutputSchema: mcp.OutputSchemaFor(new(results.Conventions)),
+				OutputSchema: json.RawMessage(getConventionsOutputSchema),
 				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
 					in := new(GetConventionsInput)
 					if err := mcp.DecodeArguments(args, in); err != nil {
@@ -353,7 +352,7 @@ func Toolset(h Handlers) *mcp.Toolset {
 					OpenWorld:   mcp.Bool(false),
 				},
 				InputSchema:  json.RawMessage(getDecisionsInputSchema),
-				OutputSchema: mcp.OutputSchemaFor(new(results.Decisions)),
+				OutputSchema: json.RawMessage(getDecisionsOutputSchema),
 				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
 					in := new(GetDecisionsInput)
 					if err := mcp.DecodeArguments(args, in); err != nil {

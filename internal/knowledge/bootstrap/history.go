@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"path"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/kontext-dev/kontext/internal/git"
 	"github.com/kontext-dev/kontext/internal/knowledge/config"
+	"github.com/kontext-dev/kontext/internal/lazyregexp"
 )
 
 // History is the part of the repository's history that explains decisions:
@@ -61,22 +61,22 @@ const (
 // Signals of a decision in a commit message, with their weights (the
 // original's history signals).
 var historySignals = []struct {
-	re     *regexp.Regexp
+	re     *lazyregexp.Regexp
 	weight float64
 	name   string
 }{
-	{regexp.MustCompile(`(?i)\b(replace[sd]?|replacing)\b`), 3, "replaces"},
-	{regexp.MustCompile(`(?i)\bmigrat(e|es|ed|ing|ion)\b`), 3, "migration"},
-	{regexp.MustCompile(`(?i)\bswitch(ed|es|ing)? (to|from)\b`), 3, "switch"},
-	{regexp.MustCompile(`(?i)\binstead of\b`), 3, "instead of"},
-	{regexp.MustCompile(`(?i)\bdeprecat(e|es|ed|ing|ion)\b`), 2.5, "deprecation"},
-	{regexp.MustCompile(`(?i)\bbreaking\b|BREAKING CHANGE`), 3, "breaking"},
-	{regexp.MustCompile(`\b\w+, not \w+`), 2, "X, not Y"},
-	{regexp.MustCompile(`(?i)\b(never|no longer|is gone)\b`), 1.5, "rule"},
-	{regexp.MustCompile(`(?i)\b(because|since|so that|otherwise|to keep)\b`), 2, "reason given"},
+	{lazyregexp.New(`(?i)\b(replace[sd]?|replacing)\b`), 3, "replaces"},
+	{lazyregexp.New(`(?i)\bmigrat(e|es|ed|ing|ion)\b`), 3, "migration"},
+	{lazyregexp.New(`(?i)\bswitch(ed|es|ing)? (to|from)\b`), 3, "switch"},
+	{lazyregexp.New(`(?i)\binstead of\b`), 3, "instead of"},
+	{lazyregexp.New(`(?i)\bdeprecat(e|es|ed|ing|ion)\b`), 2.5, "deprecation"},
+	{lazyregexp.New(`(?i)\bbreaking\b|BREAKING CHANGE`), 3, "breaking"},
+	{lazyregexp.New(`\b\w+, not \w+`), 2, "X, not Y"},
+	{lazyregexp.New(`(?i)\b(never|no longer|is gone)\b`), 1.5, "rule"},
+	{lazyregexp.New(`(?i)\b(because|since|so that|otherwise|to keep)\b`), 2, "reason given"},
 }
 
-var conventionalRE = regexp.MustCompile(`^(\w+)(\([^)]*\))?(!)?: `)
+var conventionalRE = lazyregexp.New(`^(\w+)(\([^)]*\))?(!)?: `)
 
 // manifestNames are the files whose diffs reveal dependency swaps.
 var manifestNames = map[string]bool{"package.json": true, "go.mod": true, "Cargo.toml": true, "pyproject.toml": true, "requirements.txt": true, "Gemfile": true, "composer.json": true, "pom.xml": true, "build.gradle": true, "build.gradle.kts": true, "mix.exs": true}
@@ -174,7 +174,7 @@ func scoreCommit(ctx context.Context, repo *git.Repo, c git.Commit, founding boo
 	return score, signals
 }
 
-var depLineRE = regexp.MustCompile(`^\s*"?([@A-Za-z0-9_./-]+)"?\s*[:=<>~ ]`)
+var depLineRE = lazyregexp.New(`^\s*"?([@A-Za-z0-9_./-]+)"?\s*[:=<>~ ]`)
 
 // dependencySwap compares the dependency names a manifest lists before and
 // after a commit.

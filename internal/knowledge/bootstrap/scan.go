@@ -11,13 +11,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"path"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/knowledge/secrets"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
+	"github.com/kontext-dev/kontext/internal/lazyregexp"
 	"github.com/kontext-dev/kontext/internal/linguist"
 	"github.com/kontext-dev/kontext/internal/repo"
 	"github.com/kontext-dev/kontext/internal/repo/analyze"
@@ -428,7 +428,7 @@ func agentFiles(g *model.Graph) []string {
 	return out
 }
 
-var envNameRE = regexp.MustCompile(`^\s*(?:export\s+)?([A-Z][A-Z0-9_]*)\s*=`)
+var envNameRE = lazyregexp.New(`^\s*(?:export\s+)?([A-Z][A-Z0-9_]*)\s*=`)
 
 // envVars reads the NAMES of the variables example environment files
 // declare (.env.example, .env.sample, …); values are never read out, and
@@ -454,7 +454,7 @@ func envVars(root *fsroot.Root, g *model.Graph) []EnvVar {
 	return out
 }
 
-var makeTargetRE = regexp.MustCompile(`(?m)^([a-zA-Z][a-zA-Z0-9_.-]*):(?:[^=]|$)`)
+var makeTargetRE = lazyregexp.New(`(?m)^([a-zA-Z][a-zA-Z0-9_.-]*):(?:[^=]|$)`)
 
 // commands lists how people work with the repository: the root manifest's
 // scripts and the Makefile's targets.

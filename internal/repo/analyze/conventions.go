@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/kontext-dev/kontext/internal/lazyregexp"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
 
@@ -300,12 +300,12 @@ const (
 )
 
 var (
-	rePascal    = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*$`)
-	reCamel     = regexp.MustCompile(`^[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+$`)
-	reKebab     = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)+$`)
-	reSnake     = regexp.MustCompile(`^[a-z0-9]+(?:_[a-z0-9]+)+$`)
-	reScreaming = regexp.MustCompile(`^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$`)
-	reLower     = regexp.MustCompile(`^[a-z][a-z0-9]*$`)
+	rePascal    = lazyregexp.New(`^[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*$`)
+	reCamel     = lazyregexp.New(`^[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+$`)
+	reKebab     = lazyregexp.New(`^[a-z0-9]+(?:-[a-z0-9]+)+$`)
+	reSnake     = lazyregexp.New(`^[a-z0-9]+(?:_[a-z0-9]+)+$`)
+	reScreaming = lazyregexp.New(`^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$`)
+	reLower     = lazyregexp.New(`^[a-z][a-z0-9]*$`)
 )
 
 func classify(s string) idCase {
@@ -763,7 +763,7 @@ func (c *convCollector) errors() {
 
 // --- Tests ---
 
-var reJSTestName = regexp.MustCompile(`\.(test|spec)\.([cm]?[jt]sx?)$`)
+var reJSTestName = lazyregexp.New(`\.(test|spec)\.([cm]?[jt]sx?)$`)
 
 // testPattern names the naming pattern a test file follows.
 func testPattern(p string) string {
@@ -805,7 +805,7 @@ func testPattern(p string) string {
 	return "other"
 }
 
-var reCentralTests = regexp.MustCompile(`(^|/)(tests?|__tests__|e2e|specs?|integration)/`)
+var reCentralTests = lazyregexp.New(`(^|/)(tests?|__tests__|e2e|specs?|integration)/`)
 
 func (c *convCollector) tests() {
 	var all []*model.File

@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/kontext-dev/kontext/internal/lazyregexp"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
 
@@ -85,7 +85,7 @@ func sortDecisions(ds []model.Decision) {
 
 // reNotDocs are directories whose markdown is not the project's own
 // documentation (fixtures describe other, imaginary projects).
-var reNotDocs = regexp.MustCompile(`(?i)(^|/)(testdata|fixtures|__fixtures__|node_modules|vendor|third_party)/`)
+var reNotDocs = lazyregexp.New(`(?i)(^|/)(testdata|fixtures|__fixtures__|node_modules|vendor|third_party)/`)
 
 func markdownFiles(g *model.Graph) []string {
 	var out []string
@@ -249,7 +249,7 @@ func docSectionDecision(p string, doc *mdDoc) (model.Decision, bool) {
 	return model.Decision{}, false
 }
 
-var reFieldPaths = regexp.MustCompile(`(?i)^[\s*_-]*paths[*_]*\s*:[*_\s]*(.+)$`)
+var reFieldPaths = lazyregexp.New(`(?i)^[\s*_-]*paths[*_]*\s*:[*_\s]*(.+)$`)
 
 // storeDecision reads an entry of the knowledge store, in either of its
 // formats: front matter, or the classic "**Status:** …" fields.
@@ -462,7 +462,7 @@ func dependencyDecisions(g *model.Graph) []model.Decision {
 	return out
 }
 
-var reNonAlnum = regexp.MustCompile(`[^A-Z0-9]+`)
+var reNonAlnum = lazyregexp.New(`[^A-Z0-9]+`)
 
 var ecosystemFamily = map[string]family{
 	"npm": famJS, "deno": famJS, "go": famGo, "cargo": famRust, "pypi": famPython, "maven": famJava, "gradle": famJava,

@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/kontext-dev/kontext/internal/lazyregexp"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
 
@@ -342,7 +342,7 @@ func (eb *epBuilder) pyproject(mf *model.Manifest, data []byte) {
 	}
 }
 
-var reConsoleScript = regexp.MustCompile(`^\s*([\w.-]+)\s*=\s*([\w.]+)(?::[\w.]+)?`)
+var reConsoleScript = lazyregexp.New(`^\s*([\w.-]+)\s*=\s*([\w.]+)(?::[\w.]+)?`)
 
 // setupCfg reads [options.entry_points] console_scripts.
 func (eb *epBuilder) setupCfg(mf *model.Manifest, data []byte) {

@@ -1,9 +1,10 @@
 package analyze
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/kontext-dev/kontext/internal/lazyregexp"
 )
 
 // mdDoc is what the decision detectors need from a markdown document:
@@ -30,7 +31,7 @@ const (
 	maxHeadings   = 4000
 )
 
-var reATX = regexp.MustCompile(`^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$`)
+var reATX = lazyregexp.New(`^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$`)
 
 func parseMarkdown(data []byte) *mdDoc {
 	text := strings.ToValidUTF8(string(data), "\uFFFD")
@@ -315,13 +316,13 @@ func (d *mdDoc) bodyParagraph() string {
 	return d.paragraph(start, len(d.Lines))
 }
 
-var reSecrets = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)\b(password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|client[_-]?secret)(\s*[:=]\s*)\S+`),
-	regexp.MustCompile(`\bAKIA[0-9A-Z]{16}\b`),
-	regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{30,}\b`),
-	regexp.MustCompile(`\b(sk|pk|rk)-[A-Za-z0-9_-]{20,}\b`),
-	regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}\b`),
-	regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)`),
+var reSecrets = []*lazyregexp.Regexp{
+	lazyregexp.New(`(?i)\b(password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|client[_-]?secret)(\s*[:=]\s*)\S+`),
+	lazyregexp.New(`\bAKIA[0-9A-Z]{16}\b`),
+	lazyregexp.New(`\bgh[pousr]_[A-Za-z0-9]{30,}\b`),
+	lazyregexp.New(`\b(sk|pk|rk)-[A-Za-z0-9_-]{20,}\b`),
+	lazyregexp.New(`\bxox[abprs]-[A-Za-z0-9-]{10,}\b`),
+	lazyregexp.New(`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)`),
 }
 
 // excerpt makes text safe to show: secrets redacted, at most maxExcerpt bytes.

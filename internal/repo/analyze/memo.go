@@ -1,9 +1,10 @@
 package analyze
 
 import (
-	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/kontext-dev/kontext/internal/lazyregexp"
 )
 
 // memo remembers a pure function of a string. The heuristics apply the
@@ -113,6 +114,6 @@ var classifyMemo memo[idCase]
 // family and spec.
 var testRunnerMemo memo[string]
 
-func matchMemo(c *memo[bool], re *regexp.Regexp, s string) bool {
+func matchMemo(c *memo[bool], re *lazyregexp.Regexp, s string) bool {
 	return c.get(s, re.MatchString)
 }

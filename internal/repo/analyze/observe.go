@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"path"
-	"regexp"
 	"strings"
 	"sync"
 
+	"github.com/kontext-dev/kontext/internal/lazyregexp"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
 
@@ -185,7 +185,7 @@ feed:
 	return err
 }
 
-var reIgnoreTag = regexp.MustCompile(`\bignore\b`)
+var reIgnoreTag = lazyregexp.New(`\bignore\b`)
 
 // built is false for a Go file the build never compiles (//go:build
 // ignore: generators and examples living beside a package): its imports
@@ -206,19 +206,19 @@ var (
 	// The JS statement regexps are anchored at the start of the text: they
 	// run only where a line's first word is import or export (jsStatements),
 	// not at every byte of every file.
-	reJSFrom       = regexp.MustCompile(`^(?:import|export)\b[^;'"]*?\bfrom\s*['"]([^'"\n]+)['"]`)
-	reJSSideEffect = regexp.MustCompile(`^import\s*['"]([^'"\n]+)['"]`)
-	reJSTypeOnly   = regexp.MustCompile(`^(?:import|export)\s+type\s+[\w{*]`)
-	reJSRequire    = regexp.MustCompile(`\brequire\(\s*['"]`)
-	reJSDefault    = regexp.MustCompile(`^export\s+default\b`)
-	reJSNamed      = regexp.MustCompile(`^export\s+(?:declare\s+)?(?:const|let|var|function|async\s+function|class|abstract\s+class|interface|type\s+\w|enum|namespace)\b|^export\s*\{`)
-	reGoMainPkg    = regexp.MustCompile(`(?m)^package\s+main\s*$`)
-	reMainFunc     = map[family]*regexp.Regexp{
-		famGo:   regexp.MustCompile(`(?m)^func\s+main\(\)`),
-		famRust: regexp.MustCompile(`(?m)^\s*(?:pub\s+)?(?:async\s+)?fn\s+main\s*\(`),
-		famJava: regexp.MustCompile(`(?m)\bstatic\s+void\s+main\s*\(|^\s*fun\s+main\s*\(`),
+	reJSFrom       = lazyregexp.New(`^(?:import|export)\b[^;'"]*?\bfrom\s*['"]([^'"\n]+)['"]`)
+	reJSSideEffect = lazyregexp.New(`^import\s*['"]([^'"\n]+)['"]`)
+	reJSTypeOnly   = lazyregexp.New(`^(?:import|export)\s+type\s+[\w{*]`)
+	reJSRequire    = lazyregexp.New(`\brequire\(\s*['"]`)
+	reJSDefault    = lazyregexp.New(`^export\s+default\b`)
+	reJSNamed      = lazyregexp.New(`^export\s+(?:declare\s+)?(?:const|let|var|function|async\s+function|class|abstract\s+class|interface|type\s+\w|enum|namespace)\b|^export\s*\{`)
+	reGoMainPkg    = lazyregexp.New(`(?m)^package\s+main\s*$`)
+	reMainFunc     = map[family]*lazyregexp.Regexp{
+		famGo:   lazyregexp.New(`(?m)^func\s+main\(\)`),
+		famRust: lazyregexp.New(`(?m)^\s*(?:pub\s+)?(?:async\s+)?fn\s+main\s*\(`),
+		famJava: lazyregexp.New(`(?m)\bstatic\s+void\s+main\s*\(|^\s*fun\s+main\s*\(`),
 	}
-	rePyMainGuard = regexp.MustCompile(`(?m)^if\s+__name__\s*==\s*['"]__main__['"]`)
+	rePyMainGuard = lazyregexp.New(`(?m)^if\s+__name__\s*==\s*['"]__main__['"]`)
 )
 
 // observeFile never fails: whatever the content, it records what it can.
@@ -352,7 +352,7 @@ func (st jsLines) bound(at int) int {
 // each calls f for the successive non-overlapping matches of re (anchored
 // with ^) at the statements' starts, as FindAll would find them with the
 // (?m)^[ \t]* form: m holds the match's offsets relative to at.
-func (st jsLines) each(re *regexp.Regexp, f func(m []int, at int)) {
+func (st jsLines) each(re *lazyregexp.Regexp, f func(m []int, at int)) {
 	end := 0
 	for _, at := range st.starts {
 		if at < end {
@@ -367,7 +367,7 @@ func (st jsLines) each(re *regexp.Regexp, f func(m []int, at int)) {
 
 // errorDecls lists the error types a file declares, by family.
 func errorDecls(fam family, content []byte) (types, sentinels []NamedLine) {
-	var re *regexp.Regexp
+	var re *lazyregexp.Regexp
 	var needle string
 	switch fam {
 	case famJS:
@@ -423,7 +423,7 @@ func containsAny(content []byte, literals []string) bool {
 
 // findLine returns the line of the first occurrence of needle whose line
 // also matches re (when set), or 0.
-func findLine(content []byte, needle string, re *regexp.Regexp) int {
+func findLine(content []byte, needle string, re *lazyregexp.Regexp) int {
 	if needle == "" {
 		return 0
 	}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"path"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 
 	"github.com/kontext-dev/kontext/internal/git"
+	"github.com/kontext-dev/kontext/internal/lazyregexp"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
 
@@ -257,9 +257,9 @@ func RevisionSnapshot(ctx context.Context, repo *git.Repo, g *model.Graph, rev s
 }
 
 var (
-	reGoModule  = regexp.MustCompile(`(?m)^module\s+"?([^\s"]+)"?`)
-	rePomArtID  = regexp.MustCompile(`<artifactId>\s*([^<\s]+)\s*</artifactId>`)
-	reGradleSet = regexp.MustCompile(`rootProject\.name\s*=\s*['"]([^'"]+)['"]`)
+	reGoModule  = lazyregexp.New(`(?m)^module\s+"?([^\s"]+)"?`)
+	rePomArtID  = lazyregexp.New(`<artifactId>\s*([^<\s]+)\s*</artifactId>`)
+	reGradleSet = lazyregexp.New(`rootProject\.name\s*=\s*['"]([^'"]+)['"]`)
 )
 
 // manifestName reads a package's name from its manifest, "" when it

@@ -1,6 +1,6 @@
 package analyze
 
-import "regexp"
+import "github.com/kontext-dev/kontext/internal/lazyregexp"
 
 // This file is data: the signal, name, layering, entry-point, test-runner
 // and toolchain tables the detectors read. The weights and thresholds are
@@ -460,7 +460,7 @@ type contentRule struct {
 	Fam    family
 	Signal string
 	Needle string
-	Re     *regexp.Regexp
+	Re     *lazyregexp.Regexp
 	Detail string
 	Exts   []string
 	AnyOf  []string
@@ -468,23 +468,23 @@ type contentRule struct {
 
 var contentRules = []contentRule{
 	// HTTP route registration
-	{famJS, sigHTTPRoute, ".", regexp.MustCompile(`\b\w*(?:[aA]pp|[rR]outer|[sS]erver|[aA]pi|[rR]outes?|fastify)\.(get|post|put|patch|delete|all|route)\(\s*['"` + "`" + `]/`), "registers an HTTP route", nil,
+	{famJS, sigHTTPRoute, ".", lazyregexp.New(`\b\w*(?:[aA]pp|[rR]outer|[sS]erver|[aA]pi|[rR]outes?|fastify)\.(get|post|put|patch|delete|all|route)\(\s*['"` + "`" + `]/`), "registers an HTTP route", nil,
 		[]string{".get(", ".post(", ".put(", ".patch(", ".delete(", ".all(", ".route("}},
-	{famJS, sigHTTPRoute, "@", regexp.MustCompile(`@(Get|Post|Put|Patch|Delete|All)\(`), "declares a route handler decorator", nil, nil},
-	{famGo, sigHTTPRoute, "(\"/", regexp.MustCompile(`\.(HandleFunc|Handle|GET|POST|PUT|PATCH|DELETE|Get|Post|Put|Patch|Delete|Group|Route)\(\s*"/`), "registers an HTTP route", nil, nil},
-	{famPython, sigHTTPRoute, "@", regexp.MustCompile(`^\s*@\w+\.(get|post|put|patch|delete|route|api_route)\(`), "declares a route handler", nil, nil},
-	{famPython, sigHTTPRoute, "path(", regexp.MustCompile(`\b(re_)?path\(\s*r?['"]`), "declares a URL route", nil, nil},
-	{famJava, sigHTTPRoute, "Mapping", regexp.MustCompile(`@(Get|Post|Put|Patch|Delete|Request)Mapping\b`), "declares a request mapping", nil, nil},
-	{famJava, sigHTTPRoute, "@Path", regexp.MustCompile(`@Path\(`), "declares a JAX-RS resource path", nil, nil},
-	{famRust, sigHTTPRoute, "#[", regexp.MustCompile(`#\[(get|post|put|patch|delete)\(\s*"/`), "declares a route handler", nil, nil},
-	{famRust, sigHTTPRoute, ".route(", regexp.MustCompile(`\.route\(\s*"/`), "registers an HTTP route", nil, nil},
+	{famJS, sigHTTPRoute, "@", lazyregexp.New(`@(Get|Post|Put|Patch|Delete|All)\(`), "declares a route handler decorator", nil, nil},
+	{famGo, sigHTTPRoute, "(\"/", lazyregexp.New(`\.(HandleFunc|Handle|GET|POST|PUT|PATCH|DELETE|Get|Post|Put|Patch|Delete|Group|Route)\(\s*"/`), "registers an HTTP route", nil, nil},
+	{famPython, sigHTTPRoute, "@", lazyregexp.New(`^\s*@\w+\.(get|post|put|patch|delete|route|api_route)\(`), "declares a route handler", nil, nil},
+	{famPython, sigHTTPRoute, "path(", lazyregexp.New(`\b(re_)?path\(\s*r?['"]`), "declares a URL route", nil, nil},
+	{famJava, sigHTTPRoute, "Mapping", lazyregexp.New(`@(Get|Post|Put|Patch|Delete|Request)Mapping\b`), "declares a request mapping", nil, nil},
+	{famJava, sigHTTPRoute, "@Path", lazyregexp.New(`@Path\(`), "declares a JAX-RS resource path", nil, nil},
+	{famRust, sigHTTPRoute, "#[", lazyregexp.New(`#\[(get|post|put|patch|delete)\(\s*"/`), "declares a route handler", nil, nil},
+	{famRust, sigHTTPRoute, ".route(", lazyregexp.New(`\.route\(\s*"/`), "registers an HTTP route", nil, nil},
 	// network listeners
 	{famJS, sigHTTPFramework, ".listen(", nil, "binds a network listener", nil, nil},
 	{famGo, sigHTTPFramework, "ListenAndServe", nil, "binds an HTTP listener", nil, nil},
-	{famJava, sigHTTPFramework, "Controller", regexp.MustCompile(`@(Rest)?Controller\b`), "declares a web controller", nil, nil},
+	{famJava, sigHTTPFramework, "Controller", lazyregexp.New(`@(Rest)?Controller\b`), "declares a web controller", nil, nil},
 	// outgoing HTTP
-	{famJS, sigHTTPClient, "fetch(", regexp.MustCompile(`\bfetch\(\s*['"` + "`" + `]?https?:|\bfetch\(\s*\w*[uU]rl`), "calls fetch()", nil, nil},
-	{famGo, sigHTTPClient, "http.", regexp.MustCompile(`\bhttp\.(Get|Post|PostForm|Head|NewRequest|NewRequestWithContext)\(|&http\.Client\{|http\.DefaultClient`), "makes HTTP requests", nil, nil},
+	{famJS, sigHTTPClient, "fetch(", lazyregexp.New(`\bfetch\(\s*['"` + "`" + `]?https?:|\bfetch\(\s*\w*[uU]rl`), "calls fetch()", nil, nil},
+	{famGo, sigHTTPClient, "http.", lazyregexp.New(`\bhttp\.(Get|Post|PostForm|Head|NewRequest|NewRequestWithContext)\(|&http\.Client\{|http\.DefaultClient`), "makes HTTP requests", nil, nil},
 	// events
 	{famJS, sigEventEmitter, "EventEmitter", nil, "uses EventEmitter", nil, nil},
 	{famJS, sigEventEmitter, ".emit(", nil, "emits events", nil, nil},
@@ -498,8 +498,8 @@ var contentRules = []contentRule{
 	{famRust, sigSchedule, "time::interval(", nil, "schedules recurring work", nil, nil},
 	{famPython, sigSchedule, "schedule.every", nil, "schedules recurring work", nil, nil},
 	// browser and JSX
-	{famJS, sigBrowserAPI, "window.", regexp.MustCompile(`\bwindow\.\w`), "uses window", nil, nil},
-	{famJS, sigBrowserAPI, "document.", regexp.MustCompile(`\bdocument\.(getElement|querySelector|createElement|body|addEventListener|cookie|title)`), "uses document", nil, nil},
+	{famJS, sigBrowserAPI, "window.", lazyregexp.New(`\bwindow\.\w`), "uses window", nil, nil},
+	{famJS, sigBrowserAPI, "document.", lazyregexp.New(`\bdocument\.(getElement|querySelector|createElement|body|addEventListener|cookie|title)`), "uses document", nil, nil},
 	{famJS, sigBrowserAPI, "localStorage.", nil, "uses localStorage", nil, nil},
 	{famJS, sigJSX, "/>", nil, "contains JSX", []string{".tsx", ".jsx"}, nil},
 	{famJS, sigJSX, "</", nil, "contains JSX", []string{".tsx", ".jsx"}, nil},
@@ -524,24 +524,24 @@ var contentRules = []contentRule{
 // Error-type declarations, shared by the customError signal and the
 // error-handling conventions. Group 1 is the type's name.
 var (
-	reJSErrorClass   = regexp.MustCompile(`\bclass\s+([A-Za-z_$][\w$]*)\s+extends\s+[\w$.]*Error\b`)
-	reGoErrorType    = regexp.MustCompile(`^func\s+\(\s*\w*\s*\*?([A-Za-z_]\w*)\s*\)\s+Error\(\)\s+string`)
-	reGoSentinel     = regexp.MustCompile(`^\s*(?:var\s+)?(Err\w*)\s*=\s*(?:errors\.New|fmt\.Errorf)\(`)
-	rePyErrorClass   = regexp.MustCompile(`^\s*class\s+([A-Za-z_]\w*)\s*\(\s*[\w.]*(?:Error|Exception)\s*[,)]`)
-	reJavaErrorClass = regexp.MustCompile(`\bclass\s+([A-Za-z_]\w*)\s+(?:extends|:)\s+[\w.]*(?:Exception|Error)\b`)
-	reRustErrorImpl  = regexp.MustCompile(`impl\s+(?:std::)?(?:error::)?Error\s+for\s+([A-Za-z_]\w*)`)
+	reJSErrorClass   = lazyregexp.New(`\bclass\s+([A-Za-z_$][\w$]*)\s+extends\s+[\w$.]*Error\b`)
+	reGoErrorType    = lazyregexp.New(`^func\s+\(\s*\w*\s*\*?([A-Za-z_]\w*)\s*\)\s+Error\(\)\s+string`)
+	reGoSentinel     = lazyregexp.New(`^\s*(?:var\s+)?(Err\w*)\s*=\s*(?:errors\.New|fmt\.Errorf)\(`)
+	rePyErrorClass   = lazyregexp.New(`^\s*class\s+([A-Za-z_]\w*)\s*\(\s*[\w.]*(?:Error|Exception)\s*[,)]`)
+	reJavaErrorClass = lazyregexp.New(`\bclass\s+([A-Za-z_]\w*)\s+(?:extends|:)\s+[\w.]*(?:Exception|Error)\b`)
+	reRustErrorImpl  = lazyregexp.New(`impl\s+(?:std::)?(?:error::)?Error\s+for\s+([A-Za-z_]\w*)`)
 )
 
 // nameRule matches a module's path and name; fileRule matches file names.
 type nameRule struct {
 	Role   string
-	Re     *regexp.Regexp
+	Re     *lazyregexp.Regexp
 	Weight float64
 	Label  string
 }
 
-func nameRe(words string) *regexp.Regexp {
-	return regexp.MustCompile(`(?i)(^|[/_.-])(` + words + `)([/_.-]|$)`)
+func nameRe(words string) *lazyregexp.Regexp {
+	return lazyregexp.New(`(?i)(^|[/_.-])(` + words + `)([/_.-]|$)`)
 }
 
 var nameRules = []nameRule{
@@ -565,13 +565,13 @@ var nameRules = []nameRule{
 // user_controller.py, OrderService.java); they count only when they cover
 // a third of the module's code.
 var fileRoleRules = []nameRule{
-	{"repository", regexp.MustCompile(`(?i)(^|[._-])(repository|repo|dao)$|[a-z](Repository|Dao)$`), 0.4, "file names end in repository/dao"},
-	{"controller", regexp.MustCompile(`(?i)(^|[._-])(controller|handler)s?$|[a-z](Controller|Handler)$`), 0.4, "file names end in controller/handler"},
-	{"service", regexp.MustCompile(`(?i)(^|[._-])(service|usecase)s?$|[a-z](Service|UseCase)$`), 0.4, "file names end in service"},
-	{"adapter", regexp.MustCompile(`(?i)(^|[._-])(adapter|client|gateway)s?$|[a-z](Adapter|Client|Gateway)$`), 0.4, "file names end in adapter/client/gateway"},
-	{"domain", regexp.MustCompile(`(?i)(^|[._-])(entity|model|aggregate|value-object)s?$|[a-z](Entity|Aggregate)$`), 0.35, "file names end in entity/model"},
-	{"api-routes", regexp.MustCompile(`(?i)(^|[._-])(routes?|resolver|router)s?$|[a-z](Resolver|Router)$`), 0.4, "file names end in route/resolver"},
-	{"ui", regexp.MustCompile(`(?i)(^|[._-])(component|page|view|screen)s?$|[a-z](Component|Page|View|Screen)$`), 0.35, "file names end in component/page/view"},
+	{"repository", lazyregexp.New(`(?i)(^|[._-])(repository|repo|dao)$|[a-z](Repository|Dao)$`), 0.4, "file names end in repository/dao"},
+	{"controller", lazyregexp.New(`(?i)(^|[._-])(controller|handler)s?$|[a-z](Controller|Handler)$`), 0.4, "file names end in controller/handler"},
+	{"service", lazyregexp.New(`(?i)(^|[._-])(service|usecase)s?$|[a-z](Service|UseCase)$`), 0.4, "file names end in service"},
+	{"adapter", lazyregexp.New(`(?i)(^|[._-])(adapter|client|gateway)s?$|[a-z](Adapter|Client|Gateway)$`), 0.4, "file names end in adapter/client/gateway"},
+	{"domain", lazyregexp.New(`(?i)(^|[._-])(entity|model|aggregate|value-object)s?$|[a-z](Entity|Aggregate)$`), 0.35, "file names end in entity/model"},
+	{"api-routes", lazyregexp.New(`(?i)(^|[._-])(routes?|resolver|router)s?$|[a-z](Resolver|Router)$`), 0.4, "file names end in route/resolver"},
+	{"ui", lazyregexp.New(`(?i)(^|[._-])(component|page|view|screen)s?$|[a-z](Component|Page|View|Screen)$`), 0.35, "file names end in component/page/view"},
 }
 
 // Entry-point contributions to roles.
@@ -599,10 +599,10 @@ const confViolation = 0.72
 
 // Entry-point file-name patterns (stems).
 var (
-	reCLIStem         = regexp.MustCompile(`(?i)^(cli|bin|command|commands)([-_.].*)?$`)
-	reApplicationStem = regexp.MustCompile(`(?i)^(index|main|server|app|bootstrap|start)$`)
-	reWorkerStem      = regexp.MustCompile(`(?i)^(worker|workers|job|jobs|scheduler|consumer)([-_.].*)?$`)
-	reScriptFile      = regexp.MustCompile(`[\w./@-]+\.(?:[cm]?[jt]sx?|py)\b`)
+	reCLIStem         = lazyregexp.New(`(?i)^(cli|bin|command|commands)([-_.].*)?$`)
+	reApplicationStem = lazyregexp.New(`(?i)^(index|main|server|app|bootstrap|start)$`)
+	reWorkerStem      = lazyregexp.New(`(?i)^(worker|workers|job|jobs|scheduler|consumer)([-_.].*)?$`)
+	reScriptFile      = lazyregexp.New(`[\w./@-]+\.(?:[cm]?[jt]sx?|py)\b`)
 )
 
 // Entry-point confidences.
@@ -679,20 +679,20 @@ var lockfiles = map[string]string{
 }
 
 // archKeywords mark a commit subject as an architectural change signal.
-var reArchSubject = regexp.MustCompile(`(?i)\b(refactor\w*|architect\w*|adrs?|breaking|migrat\w*|restructur\w*|rewrit\w*|rewrote)\b|^\w+(\([^)]*\))?!:`)
+var reArchSubject = lazyregexp.New(`(?i)\b(refactor\w*|architect\w*|adrs?|breaking|migrat\w*|restructur\w*|rewrit\w*|rewrote)\b|^\w+(\([^)]*\))?!:`)
 
 // Decision documents.
 var (
-	reADRDir      = regexp.MustCompile(`(?i)(^|/)(adr|adrs|decisions?|decision-records?|architecture/decisions?)/`)
-	reADRFile     = regexp.MustCompile(`(?i)^(adr[-_]?)?(\d{1,5})[-_.]|^adr[-_]?\d*[-_.]`)
-	reDateFile    = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}[-_]`)
-	reADRHeading  = regexp.MustCompile(`(?i)^(adr[-_ ]?(\d{1,5})|decision[-_ ]?(\d{1,5}))\s*[:\-–—.]?\s*(.*)$`)
-	reNumHeading  = regexp.MustCompile(`^(\d{1,5})[.:)]\s+(.*)$`)
-	reDocSection  = regexp.MustCompile(`(?i)\b(decisions?|architecture decisions?|design decisions?|invariants?|architecture)\b`)
-	reDesignDoc   = regexp.MustCompile(`(?i)(^|/)(architecture|design)([./_-]|$)`)
-	reStatusLine  = regexp.MustCompile(`(?i)^[\s>*_-]*status[*_]*\s*[:\-–—][*_\s]*([A-Za-z]+)`)
-	reDateLine    = regexp.MustCompile(`(?i)^[\s>*_-]*date[*_]*\s*[:\-–—][*_\s]*(\d{4}-\d{2}-\d{2})`)
-	reADRTemplate = regexp.MustCompile(`(?i)(^|[-_.])template([-_.]|$)|^(readme|index)$`)
+	reADRDir      = lazyregexp.New(`(?i)(^|/)(adr|adrs|decisions?|decision-records?|architecture/decisions?)/`)
+	reADRFile     = lazyregexp.New(`(?i)^(adr[-_]?)?(\d{1,5})[-_.]|^adr[-_]?\d*[-_.]`)
+	reDateFile    = lazyregexp.New(`^\d{4}-\d{2}-\d{2}[-_]`)
+	reADRHeading  = lazyregexp.New(`(?i)^(adr[-_ ]?(\d{1,5})|decision[-_ ]?(\d{1,5}))\s*[:\-–—.]?\s*(.*)$`)
+	reNumHeading  = lazyregexp.New(`^(\d{1,5})[.:)]\s+(.*)$`)
+	reDocSection  = lazyregexp.New(`(?i)\b(decisions?|architecture decisions?|design decisions?|invariants?|architecture)\b`)
+	reDesignDoc   = lazyregexp.New(`(?i)(^|/)(architecture|design)([./_-]|$)`)
+	reStatusLine  = lazyregexp.New(`(?i)^[\s>*_-]*status[*_]*\s*[:\-–—][*_\s]*([A-Za-z]+)`)
+	reDateLine    = lazyregexp.New(`(?i)^[\s>*_-]*date[*_]*\s*[:\-–—][*_\s]*(\d{4}-\d{2}-\d{2})`)
+	reADRTemplate = lazyregexp.New(`(?i)(^|[-_.])template([-_.]|$)|^(readme|index)$`)
 )
 
 var statusMap = map[string]string{

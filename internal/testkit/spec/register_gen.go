@@ -18,7 +18,6 @@ import (
 	"encoding/json"
 
 	"github.com/kontext-dev/kontext/internal/mcp"
-	result "github.com/kontext-dev/kontext/internal/testkit/result"
 )
 
 // Name is the toolset's name (--toolsets).
@@ -47,7 +46,7 @@ func Toolset(h Handlers) *mcp.Toolset {
 					OpenWorld:   mcp.Bool(false),
 				},
 				InputSchema:  json.RawMessage(addInputSchema),
-				OutputSchema: mcp.OutputSchemaFor(new(result.Sum)),
+				OutputSchema: json.RawMessage(addOutputSchema),
 				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
 					in := new(AddInput)
 					if err := mcp.DecodeArguments(args, in); err != nil {

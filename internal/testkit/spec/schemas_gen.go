@@ -26,6 +26,12 @@ const (
 	writeNoteInputSchema   = `{"type":"object","properties":{"name":{"type":"string","description":"note name","pattern":"^[a-z0-9-]{1,40}$"},"text":{"type":"string","description":"note text"},"dir":{"type":"string","description":"directory under the root","default":"notes"}},"required":["name","text"],"additionalProperties":false}`
 )
 
+// The output schemas of the tools with structured results, reflected from
+// their Go result types when this file was generated.
+const (
+	addOutputSchema = `{"properties":{"sum":{"type":"number","description":"a + b"}},"additionalProperties":false,"type":"object","required":["sum"]}`
+)
+
 // InputSchemas maps each tool of the toolset to its input schema.
 var InputSchemas = map[string]string{
 	"add":          addInputSchema,

@@ -1,0 +1,62 @@
+package codegen
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"github.com/invopop/jsonschema"
+
+	"github.com/kontext-dev/kontext/internal/repo/results"
+	"github.com/kontext-dev/kontext/internal/testkit/result"
+)
+
+// structuredOutputs are the Go types a tool spec may name as its structured
+// output (output.structured: <import path>.<type>). The generator reflects
+// each one's JSON Schema into the toolset's schemas_gen.go, so a server
+// advertises an outputSchema derived from the type without reflecting at
+// start, and TestGenerated fails when a type changes and the schema was not
+// regenerated.
+var structuredOutputs = []any{
+	new(results.TaskContext), new(results.ChangeImpact), new(results.RepositoryContext),
+	new(results.ModuleExplanation), new(results.Dependencies), new(results.Dependents),
+	new(results.SearchResults), new(results.ModuleHistory), new(results.RevisionDiff),
+	new(results.RevisionSnapshot), new(results.Architecture), new(results.Conventions),
+	new(results.Decisions),
+	new(result.Sum), // the test-only toolset
+}
+
+// structuredOutput returns the output schema of the type a spec names.
+func structuredOutput(name string) ([]byte, error) {
+	for _, v := range structuredOutputs {
+		t := reflect.TypeOf(v).Elem()
+		if t.PkgPath()+"."+t.Name() == name {
+			return outputSchema(v)
+		}
+	}
+	return nil, fmt.Errorf("output.structured names %s, which the generator does not know: add it to structuredOutputs in internal/codegen/structured.go", name)
+}
+
+// outputSchema reflects the JSON Schema of a result type (v is a pointer to
+// a zero value). The schema is inlined (no $ref, no $defs): several clients
+// do not resolve references in outputSchema.
+func outputSchema(v any) ([]byte, error) {
+	r := &jsonschema.Reflector{
+		Anonymous:                 true,
+		DoNotReference:            true,
+		ExpandedStruct:            true,
+		AllowAdditionalProperties: false,
+	}
+	s := r.Reflect(v)
+	s.Version = ""
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("output schema of %T: %w", v, err)
+	}
+	var out bytes.Buffer
+	if err := json.Compact(&out, b); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}

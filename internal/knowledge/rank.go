@@ -5,35 +5,13 @@ import (
 	"strings"
 
 	"github.com/kontext-dev/kontext/internal/git"
+	"github.com/kontext-dev/kontext/internal/knowledge/wording"
 	"github.com/kontext-dev/kontext/internal/lazyregexp"
 )
-
-// decisionSignals are the words that make a commit explain a decision
-// rather than just make a change (the original's history signals). Each
-// has a weight and the reason shown to the agent.
-var decisionSignals = []struct {
-	re     *lazyregexp.Regexp
-	weight float64
-	reason string
-}{
-	{lazyregexp.New(`(?i)\b(replace[sd]?|replacing)\b`), 3, "replaces"},
-	{lazyregexp.New(`(?i)\bmigrat(e|es|ed|ing|ion)\b`), 3, "migration"},
-	{lazyregexp.New(`(?i)\bswitch(ed|es|ing)? (to|from)\b`), 3, "switch"},
-	{lazyregexp.New(`(?i)\binstead of\b`), 3, "instead of"},
-	{lazyregexp.New(`(?i)\bdeprecat(e|es|ed|ing|ion)\b`), 2.5, "deprecation"},
-	{lazyregexp.New(`(?i)\bbreaking\b|BREAKING CHANGE`), 3, "breaking"},
-	{lazyregexp.New(`(?i)\b\w+, not \w+`), 2, "X, not Y"},
-	{lazyregexp.New(`(?i)\b(never|no longer|is gone|must not|always)\b`), 1.5, "rule"},
-	{lazyregexp.New(`(?i)\b(because|since|so that|otherwise|to keep|in order to|the reason)\b`), 2, "reason given"},
-	{lazyregexp.New(`(?i)\b(decid(e|ed|es)|decision|adr|trade-?off|chose|choose)\b`), 2.5, "decision wording"},
-}
 
 // trailerRE finds kontext's commit trailers: a commit that carries one is
 // the commit a knowledge entry was committed with.
 var trailerRE = lazyregexp.New(`(?m)^(Decision|Convention|Learning|Incident): \S+`)
-
-// conventionalRE reads a Conventional Commits type.
-var conventionalRE = lazyregexp.New(`^(\w+)(\([^)]*\))?(!)?: `)
 
 // decisionScore says how much a commit looks like it explains a decision,
 // and why.
@@ -45,20 +23,17 @@ func decisionScore(c git.Commit) (float64, []string) {
 		score += 10
 		reasons = append(reasons, "kontext trailer")
 	}
-	for _, s := range decisionSignals {
-		if s.re.MatchString(msg) {
-			score += s.weight
-			reasons = append(reasons, s.reason)
-		}
-	}
-	if m := conventionalRE.FindStringSubmatch(c.Subject); m != nil {
+	words, found := wording.Score(msg)
+	score += words
+	reasons = append(reasons, found...)
+	if typ, breaking, ok := wording.Conventional(c.Subject); ok {
 		switch {
-		case m[3] == "!":
+		case breaking:
 			score += 3
-			reasons = append(reasons, m[1]+"!")
-		case m[1] == "refactor" || m[1] == "feat" || m[1] == "perf":
+			reasons = append(reasons, typ+"!")
+		case typ == "refactor" || typ == "feat" || typ == "perf":
 			score += 1
-			reasons = append(reasons, m[1])
+			reasons = append(reasons, typ)
 		}
 	}
 	// A long explanation is a sign someone recorded why.

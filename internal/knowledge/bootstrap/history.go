@@ -9,6 +9,7 @@ import (
 
 	"github.com/kontext-dev/kontext/internal/git"
 	"github.com/kontext-dev/kontext/internal/knowledge/config"
+	"github.com/kontext-dev/kontext/internal/knowledge/wording"
 	"github.com/kontext-dev/kontext/internal/lazyregexp"
 )
 
@@ -58,26 +59,6 @@ const (
 	clusterMin = 3
 )
 
-// Signals of a decision in a commit message, with their weights (the
-// original's history signals).
-var historySignals = []struct {
-	re     *lazyregexp.Regexp
-	weight float64
-	name   string
-}{
-	{lazyregexp.New(`(?i)\b(replace[sd]?|replacing)\b`), 3, "replaces"},
-	{lazyregexp.New(`(?i)\bmigrat(e|es|ed|ing|ion)\b`), 3, "migration"},
-	{lazyregexp.New(`(?i)\bswitch(ed|es|ing)? (to|from)\b`), 3, "switch"},
-	{lazyregexp.New(`(?i)\binstead of\b`), 3, "instead of"},
-	{lazyregexp.New(`(?i)\bdeprecat(e|es|ed|ing|ion)\b`), 2.5, "deprecation"},
-	{lazyregexp.New(`(?i)\bbreaking\b|BREAKING CHANGE`), 3, "breaking"},
-	{lazyregexp.New(`\b\w+, not \w+`), 2, "X, not Y"},
-	{lazyregexp.New(`(?i)\b(never|no longer|is gone)\b`), 1.5, "rule"},
-	{lazyregexp.New(`(?i)\b(because|since|so that|otherwise|to keep)\b`), 2, "reason given"},
-}
-
-var conventionalRE = lazyregexp.New(`^(\w+)(\([^)]*\))?(!)?: `)
-
 // manifestNames are the files whose diffs reveal dependency swaps.
 var manifestNames = map[string]bool{"package.json": true, "go.mod": true, "Cargo.toml": true, "pyproject.toml": true, "requirements.txt": true, "Gemfile": true, "composer.json": true, "pom.xml": true, "build.gradle": true, "build.gradle.kts": true, "mix.exs": true}
 
@@ -100,7 +81,7 @@ func ReadHistory(ctx context.Context, repo *git.Repo, scan *Scan, cfg *config.Co
 	var candModules []string
 	for i, c := range commits {
 		authors[c.AuthorEmail] = true
-		if conventionalRE.MatchString(c.Subject) {
+		if _, _, ok := wording.Conventional(c.Subject); ok {
 			h.Conventional++
 		}
 		founding := i == len(commits)-1 && len(c.Parents) == 0
@@ -134,19 +115,12 @@ func ReadHistory(ctx context.Context, repo *git.Repo, scan *Scan, cfg *config.Co
 // manifest is the strongest.
 func scoreCommit(ctx context.Context, repo *git.Repo, c git.Commit, founding bool) (float64, []string) {
 	msg := c.Subject + "\n" + c.Body
-	score := 0.0
-	var signals []string
-	for _, s := range historySignals {
-		if s.re.MatchString(msg) {
-			score += s.weight
-			signals = append(signals, s.name)
-		}
-	}
-	if m := conventionalRE.FindStringSubmatch(c.Subject); m != nil {
-		if m[3] == "!" {
+	score, signals := wording.Score(msg)
+	if typ, breaking, ok := wording.Conventional(c.Subject); ok {
+		if breaking {
 			score += 3
-			signals = append(signals, m[1]+"!")
-		} else if m[1] == "refactor" {
+			signals = append(signals, typ+"!")
+		} else if typ == "refactor" {
 			score += 1.5
 			signals = append(signals, "refactor")
 		}

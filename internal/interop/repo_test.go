@@ -8,11 +8,9 @@ package interop_test
 // the official schema of the negotiated revision.
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -436,49 +434,5 @@ func runChecks(t *testing.T, node, dir, script string, args []string, trace stri
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run()
 
-	var got []scriptCheck
-	sc := bufio.NewScanner(&stdout)
-	sc.Buffer(make([]byte, 0, 64<<10), 8<<20)
-	for sc.Scan() {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
-		var c scriptCheck
-		if err := json.Unmarshal(line, &c); err != nil || c.Check == "" {
-			t.Errorf("%s printed a line that is not a check: %s", script, line)
-			continue
-		}
-		got = append(got, c)
-	}
-	failed := 0
-	seen := map[string]bool{}
-	for _, c := range got {
-		seen[c.Check] = true
-		t.Run(c.Check, func(t *testing.T) {
-			if !c.OK {
-				t.Errorf("%s: %s", script, c.Detail)
-				return
-			}
-			t.Logf("%s", c.Detail)
-		})
-		if !c.OK {
-			failed++
-		}
-	}
-	for _, name := range want {
-		if !seen[name] {
-			t.Errorf("%s did not report check %q", script, name)
-		}
-	}
-	var exitErr *exec.ExitError
-	switch {
-	case runErr == nil && failed > 0:
-		t.Errorf("%s exited 0 although %d check(s) failed", script, failed)
-	case errors.As(runErr, &exitErr) && failed == 0:
-		t.Errorf("%s exited with %v but reported no failed check", script, runErr)
-	case runErr != nil && !errors.As(runErr, &exitErr):
-		t.Fatalf("running %s: %v", script, runErr)
-	}
-	return got
+	return scriptChecks(t, script, &stdout, runErr, want)
 }

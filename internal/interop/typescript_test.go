@@ -71,8 +71,53 @@ func runScript(t *testing.T, script string, want []string, revision string) {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run()
 
+	scriptChecks(t, script, &stdout, runErr, want)
+
+	paths := tracesIn(t, traces)
+	logs := readTraces(t, paths)
+	t.Run("wire", func(t *testing.T) {
+		checkPairing(t, logs)
+		checkCancelled(t, logs, 10000)
+		for _, l := range logs {
+			for _, r := range l.Requests {
+				if r.Revision != revision {
+					t.Errorf("%s:%d: %s was served as %s, want %s", filepath.Base(l.Path), r.Line, r.Method, r.Revision, revision)
+				}
+			}
+			if revision >= firstModern && len(l.find("initialize", nil)) > 0 {
+				t.Errorf("%s: the client pinned to %s sent initialize", filepath.Base(l.Path), revision)
+			}
+		}
+		// The timeout server answered the 3 s sleep with -32603 after 500 ms.
+		timedOut := false
+		for _, l := range logs {
+			for _, m := range l.out() {
+				if m.Req != nil && len(m.Error) > 0 && slices.Contains(l.find("tools/call", isSleep(3000)), m.Req) {
+					var e struct {
+						Code int64 `json:"code"`
+						Data struct {
+							TimeoutMs int64 `json:"timeoutMs"`
+						} `json:"data"`
+					}
+					_ = json.Unmarshal(m.Error, &e)
+					timedOut = e.Code == -32603 && e.Data.TimeoutMs == 500
+				}
+			}
+		}
+		if !timedOut {
+			t.Error("no trace shows the 3 s sleep answered with -32603 and data.timeoutMs 500")
+		}
+	})
+	t.Run("schema", func(t *testing.T) { validateWire(t, logs) })
+}
+
+// scriptChecks reads the checks a node script printed (one JSON object a
+// line), runs each as a subtest, and fails when one failed, one in want is
+// missing, or the exit status disagrees with them.
+func scriptChecks(t *testing.T, script string, stdout *bytes.Buffer, runErr error, want []string) []scriptCheck {
+	t.Helper()
 	var got []scriptCheck
-	sc := bufio.NewScanner(&stdout)
+	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 0, 64<<10), 8<<20)
 	for sc.Scan() {
 		line := bytes.TrimSpace(sc.Bytes())
@@ -115,41 +160,5 @@ func runScript(t *testing.T, script string, want []string, revision string) {
 	case runErr != nil && !errors.As(runErr, &exitErr):
 		t.Fatalf("running %s: %v", script, runErr)
 	}
-
-	paths := tracesIn(t, traces)
-	logs := readTraces(t, paths)
-	t.Run("wire", func(t *testing.T) {
-		checkPairing(t, logs)
-		checkCancelled(t, logs, 10000)
-		for _, l := range logs {
-			for _, r := range l.Requests {
-				if r.Revision != revision {
-					t.Errorf("%s:%d: %s was served as %s, want %s", filepath.Base(l.Path), r.Line, r.Method, r.Revision, revision)
-				}
-			}
-			if revision >= firstModern && len(l.find("initialize", nil)) > 0 {
-				t.Errorf("%s: the client pinned to %s sent initialize", filepath.Base(l.Path), revision)
-			}
-		}
-		// The timeout server answered the 3 s sleep with -32603 after 500 ms.
-		timedOut := false
-		for _, l := range logs {
-			for _, m := range l.out() {
-				if m.Req != nil && len(m.Error) > 0 && slices.Contains(l.find("tools/call", isSleep(3000)), m.Req) {
-					var e struct {
-						Code int64 `json:"code"`
-						Data struct {
-							TimeoutMs int64 `json:"timeoutMs"`
-						} `json:"data"`
-					}
-					_ = json.Unmarshal(m.Error, &e)
-					timedOut = e.Code == -32603 && e.Data.TimeoutMs == 500
-				}
-			}
-		}
-		if !timedOut {
-			t.Error("no trace shows the 3 s sleep answered with -32603 and data.timeoutMs 500")
-		}
-	})
-	t.Run("schema", func(t *testing.T) { validateWire(t, logs) })
+	return got
 }

@@ -31,16 +31,17 @@ func main() {
 	warm := flag.Int("warm", 300, "warm searches")
 	briefs := flag.Int("briefs", 100, "briefs")
 	captures := flag.Int("captures", 50, "captures")
+	colds := flag.Int("colds", 5, "first searches from an empty index (the median is reported)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the warm phase here")
 	flag.Parse()
 	profile = *cpuprofile
-	if err := run(*repoDir, *warm, *briefs, *captures); err != nil {
+	if err := run(*repoDir, *colds, *warm, *briefs, *captures); err != nil {
 		fmt.Fprintln(os.Stderr, "knowledgebench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(repoDir string, warm, briefs, captures int) error {
+func run(repoDir string, colds, warm, briefs, captures int) error {
 	ctx := context.Background()
 	if repoDir == "" {
 		tmp, err := os.MkdirTemp("", "knowledgebench-")
@@ -57,46 +58,74 @@ func run(repoDir string, warm, briefs, captures int) error {
 		}
 		fmt.Fprintf(os.Stderr, "knowledgebench: generated %d commits, %d entries, %d docs, %d code files in %s\n", stats.Commits, stats.Entries, stats.Docs, stats.CodeFiles, time.Since(start).Round(time.Millisecond))
 	}
-	// A fresh index every run: the first search builds it.
-	os.RemoveAll(filepath.Join(repoDir, ".git", "kontext", "worktrees"))
-
-	root, err := fsroot.Open(repoDir)
-	if err != nil {
-		return err
+	// The first search builds the index: measured from scratch colds times
+	// (a fresh toolset and an empty index each time), the median reported.
+	type session struct {
+		call  func(name string, args map[string]any) (time.Duration, error)
+		close func()
 	}
-	ts, attach, err := toolsets.Knowledge().Open(root)
-	if err != nil {
-		return err
-	}
-	srv, err := mcp.NewServer(mcp.Implementation{Name: "kontext", Version: "bench"}, mcp.Options{}, ts)
-	if err != nil {
-		return err
-	}
-	attach(srv)
-	serverEnd, clientEnd := mcp.NewInMemoryTransport()
-	go srv.Serve(ctx, serverEnd)
-	client, err := mcp.Connect(ctx, clientEnd, mcp.ClientOptions{Info: mcp.Implementation{Name: "bench", Version: "1"}, Era: mcp.EraLegacy})
-	if err != nil {
-		return err
-	}
-	defer client.Close()
-	callTool := func(name string, args map[string]any) (time.Duration, error) {
-		start := time.Now()
-		res, err := client.CallTool(ctx, name, args)
-		d := time.Since(start)
+	open := func() (*session, error) {
+		root, err := fsroot.Open(repoDir)
 		if err != nil {
-			return d, err
+			return nil, err
 		}
-		if res.IsError != nil && *res.IsError {
-			return d, fmt.Errorf("%s failed: %s", name, res.Content)
+		ts, attach, err := toolsets.Knowledge().Open(root)
+		if err != nil {
+			return nil, err
 		}
-		return d, nil
+		srv, err := mcp.NewServer(mcp.Implementation{Name: "kontext", Version: "bench"}, mcp.Options{}, ts)
+		if err != nil {
+			return nil, err
+		}
+		attach(srv)
+		serverEnd, clientEnd := mcp.NewInMemoryTransport()
+		sctx, stop := context.WithCancel(ctx)
+		go srv.Serve(sctx, serverEnd)
+		client, err := mcp.Connect(ctx, clientEnd, mcp.ClientOptions{Info: mcp.Implementation{Name: "bench", Version: "1"}, Era: mcp.EraLegacy})
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		call := func(name string, args map[string]any) (time.Duration, error) {
+			start := time.Now()
+			res, err := client.CallTool(ctx, name, args)
+			d := time.Since(start)
+			if err != nil {
+				return d, err
+			}
+			if res.IsError != nil && *res.IsError {
+				return d, fmt.Errorf("%s failed: %s", name, res.Content)
+			}
+			return d, nil
+		}
+		return &session{call: call, close: func() {
+			client.Close()
+			stop()
+			// Let the closed session's index finish closing (its WAL
+			// checkpoint) before the next one is timed.
+			time.Sleep(500 * time.Millisecond)
+		}}, nil
 	}
-
-	first, err := callTool("ctx_search", map[string]any{"query": "postgres migration"})
-	if err != nil {
-		return err
+	var firsts []time.Duration
+	var sess *session
+	for i := 0; i < colds; i++ {
+		if sess != nil {
+			sess.close()
+		}
+		os.RemoveAll(filepath.Join(repoDir, ".git", "kontext", "worktrees"))
+		var err error
+		if sess, err = open(); err != nil {
+			return err
+		}
+		d, err := sess.call("ctx_search", map[string]any{"query": "postgres migration"})
+		if err != nil {
+			return err
+		}
+		firsts = append(firsts, d)
 	}
+	defer sess.close()
+	callTool := sess.call
+	first := pct(firsts, 50)
 	if profile != "" {
 		f, err := os.Create(profile)
 		if err != nil {
@@ -149,7 +178,8 @@ func run(repoDir string, warm, briefs, captures int) error {
 		}
 		fmt.Printf("  %-38s %12s   goal %-8s %-4s   original %s\n", what, got, goal, verdict, original)
 	}
-	row("first search (builds the index)", ms(first), "0.3 s", "0.47 s", first <= 300*time.Millisecond)
+	row(fmt.Sprintf("first search (builds the index), p50 of %d", len(firsts)), ms(first), "0.3 s", "0.47 s", first <= 300*time.Millisecond)
+	row("first search, fastest", ms(pct(firsts, 0)), "", "", false)
 	row("warm search p50", ms(pct(searches, 50)), "10 ms", "0.11–0.14 s", pct(searches, 50) <= 10*time.Millisecond)
 	row("warm search p99", ms(pct(searches, 99)), "", "", false)
 	row("brief p50", ms(pct(briefTimes, 50)), "10 ms", "0.04 s", pct(briefTimes, 50) <= 10*time.Millisecond)

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -153,10 +154,20 @@ func (s *privateSource) Fingerprint(context.Context) (string, error) {
 func (s *privateSource) List(context.Context) ([]index.Item, error) { return s.files(), nil }
 
 func (s *privateSource) Load(ctx context.Context, items []index.Item, emit func(index.Item, []index.Doc) error) error {
+	// One read of the inbox for all the items (a lookup per item read the
+	// whole inbox, and asked git for the worktrees, each time).
+	cands, err := s.o.state.List(ctx)
+	if err != nil {
+		return err
+	}
+	byFile := make(map[string]*local.Candidate, len(cands))
+	for _, c := range cands {
+		byFile[path.Base(c.Path)] = c
+	}
 	for _, it := range items {
-		c, err := s.o.state.Show(ctx, strings.TrimSuffix(it.Key, ".md"))
-		if err != nil {
-			continue
+		c, ok := byFile[it.Key]
+		if !ok {
+			continue // dropped or promoted since it was listed
 		}
 		var docs []index.Doc
 		if c.Visibility == local.Private {

@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kontext-dev/kontext/bench/internal/measure"
 	"github.com/kontext-dev/kontext/internal/knowledge/index/benchrepo"
 )
 
@@ -195,58 +196,24 @@ func run(bin string, runs int, keep bool) error {
 	}
 
 	fmt.Printf("\npre-commit hook on a generated repository: %d files, %d entries, %d commits\n", nfiles, stats.Entries, stats.Commits)
-	fmt.Printf("the hook script git runs (sh, the block, kontext hooks run pre-commit); %d runs each; %s\n\n", runs, loadLine())
+	fmt.Printf("the hook script git runs (sh, the block, kontext hooks run pre-commit); %d runs each; %s\n\n", runs, measure.LoadLine())
 	row := func(what string, ds []time.Duration, goal time.Duration, original string) {
-		p50 := pct(ds, 50)
+		p50 := measure.Pct(ds, 50)
 		verdict, goalText := "", ""
 		if goal > 0 {
-			goalText = ms(goal)
+			goalText = measure.Ms(goal)
 			verdict = "MISS"
 			if p50 <= goal {
 				verdict = "PASS"
 			}
 		}
-		fmt.Printf("  %-40s p50 %8s  min %8s  p90 %8s   goal %-8s %-4s  original %s\n", what, ms(p50), ms(pct(ds, 0)), ms(pct(ds, 90)), goalText, verdict, original)
+		fmt.Printf("  %-40s p50 %8s  min %8s  p90 %8s   goal %-8s %-4s  original %s\n", what, measure.Ms(p50), measure.Ms(measure.Pct(ds, 0)), measure.Ms(measure.Pct(ds, 90)), goalText, verdict, original)
 	}
 	row("pre-commit, no knowledge staged", nothing, 50*time.Millisecond, "0.13 s")
 	row("pre-commit, one entry staged", staged, 50*time.Millisecond, "")
 	row("kontext version (the binary's start)", startup, 0, "")
 	row("  the same with GOGC=off (as the hook)", gcStartup, 0, "")
 	fmt.Printf("\n  the binary's start is the floor under every hook (GODEBUG=inittrace=1 kontext version shows\n  its package initialisation).\n")
-	fmt.Printf("  ratio to the original's published 0.13 s (a different machine): %.1f× faster with nothing staged\n", 0.13/pct(nothing, 50).Seconds())
+	fmt.Printf("  ratio to the original's published 0.13 s (a different machine): %.1f× faster with nothing staged\n", 0.13/measure.Pct(nothing, 50).Seconds())
 	return nil
-}
-
-func pct(ds []time.Duration, p int) time.Duration {
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	if len(s) == 0 {
-		return 0
-	}
-	i := (len(s)*p + 99) / 100
-	if i > 0 {
-		i--
-	}
-	return s[i]
-}
-
-func ms(d time.Duration) string {
-	if d >= time.Second {
-		return fmt.Sprintf("%.2f s", d.Seconds())
-	}
-	return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000)
-}
-
-// loadLine says how busy the machine was: hook timings are mostly process
-// starts, which a loaded machine slows.
-func loadLine() string {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "load average n/a"
-	}
-	f := strings.Fields(string(data))
-	if len(f) < 3 {
-		return "load average n/a"
-	}
-	return "load average " + strings.Join(f[:3], " ")
 }

@@ -28,6 +28,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/kontext-dev/kontext/bench/internal/measure"
 )
 
 // The original's published figures and our goal.
@@ -212,7 +214,7 @@ func run(bin string, runs, commits int, seed uint64, keep bool) error {
 	// The table.
 	fmt.Printf("\nkontext init on a generated monorepo: %d files, %s commits (npm workspaces: 6 apps, 14 packages; a Go module, a Python package, %d ADRs; %d dependency swaps)\n",
 		nfiles, ncommits, len(adrs), stats.Swaps)
-	fmt.Printf("%d runs per row, p50 and min of the wall time; cpu is user+sys p50 (git children included); %d CPUs, %s\n", runs, runtime.NumCPU(), loadLine())
+	fmt.Printf("%d runs per row, p50 and min of the wall time; cpu is user+sys p50 (git children included); %d CPUs, %s\n", runs, runtime.NumCPU(), measure.LoadLine())
 	fmt.Printf("cold init wrote %d files (%d module docs); warm init: %s\n", written, len(modules), warmVerdict(rewrote, runs))
 	if rewritten != "" {
 		fmt.Printf("  (%s)\n", rewritten)
@@ -475,11 +477,3 @@ func secs(d time.Duration) string {
 }
 
 func mib(kib int64) string { return fmt.Sprintf("%.1f MiB", float64(kib)/1024) }
-
-func loadLine() string {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "load average n/a"
-	}
-	return "load average " + strings.Fields(string(data))[0]
-}

@@ -16,10 +16,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
-	"sort"
-	"strings"
 	"time"
 
+	"github.com/kontext-dev/kontext/bench/internal/measure"
 	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/knowledge/index/benchrepo"
 	"github.com/kontext-dev/kontext/internal/mcp"
@@ -125,7 +124,7 @@ func run(repoDir string, colds, warm, briefs, captures int) error {
 	}
 	defer sess.close()
 	callTool := sess.call
-	first := pct(firsts, 50)
+	first := measure.Pct(firsts, 50)
 	if profile != "" {
 		f, err := os.Create(profile)
 		if err != nil {
@@ -164,10 +163,10 @@ func run(repoDir string, colds, warm, briefs, captures int) error {
 	if err != nil {
 		return err
 	}
-	peak := peakRSS()
+	peak := measure.PeakRSS()
 
 	fmt.Printf("\nknowledge toolset on a generated repository: 5,000 commits, 1,000 entries, 500 Markdown docs\n")
-	fmt.Printf("measured through an in-process MCP session (validation, dispatch, handlers); %s\n\n", loadLine())
+	fmt.Printf("measured through an in-process MCP session (validation, dispatch, handlers); %s\n\n", measure.LoadLine())
 	row := func(what, got, goal, original string, pass bool) {
 		verdict := "MISS"
 		if pass {
@@ -178,61 +177,18 @@ func run(repoDir string, colds, warm, briefs, captures int) error {
 		}
 		fmt.Printf("  %-38s %12s   goal %-8s %-4s   original %s\n", what, got, goal, verdict, original)
 	}
-	row(fmt.Sprintf("first search (builds the index), p50 of %d", len(firsts)), ms(first), "0.3 s", "0.47 s", first <= 300*time.Millisecond)
-	row("first search, fastest", ms(pct(firsts, 0)), "", "", false)
-	row("warm search p50", ms(pct(searches, 50)), "10 ms", "0.11–0.14 s", pct(searches, 50) <= 10*time.Millisecond)
-	row("warm search p99", ms(pct(searches, 99)), "", "", false)
-	row("brief p50", ms(pct(briefTimes, 50)), "10 ms", "0.04 s", pct(briefTimes, 50) <= 10*time.Millisecond)
-	row("brief p99", ms(pct(briefTimes, 99)), "", "", false)
-	row("capture p50", ms(pct(captureTimes, 50)), "", "", false)
-	row("search after 50 captures (refresh)", ms(afterCapture), "", "", false)
+	row(fmt.Sprintf("first search (builds the index), p50 of %d", len(firsts)), measure.Ms(first), "0.3 s", "0.47 s", first <= 300*time.Millisecond)
+	row("first search, fastest", measure.Ms(measure.Pct(firsts, 0)), "", "", false)
+	row("warm search p50", measure.Ms(measure.Pct(searches, 50)), "10 ms", "0.11–0.14 s", measure.Pct(searches, 50) <= 10*time.Millisecond)
+	row("warm search p99", measure.Ms(measure.Pct(searches, 99)), "", "", false)
+	row("brief p50", measure.Ms(measure.Pct(briefTimes, 50)), "10 ms", "0.04 s", measure.Pct(briefTimes, 50) <= 10*time.Millisecond)
+	row("brief p99", measure.Ms(measure.Pct(briefTimes, 99)), "", "", false)
+	row("capture p50", measure.Ms(measure.Pct(captureTimes, 50)), "", "", false)
+	row("search after 50 captures (refresh)", measure.Ms(afterCapture), "", "", false)
 	fmt.Printf("  %-38s %12s\n", "peak memory (VmHWM)", peak)
 	fmt.Printf("\n  ratios to the original's published figures (a different machine): first search %.1f×, warm search %.0f×, brief %.1f× faster\n",
-		0.47/first.Seconds(), 0.11/pct(searches, 50).Seconds(), 0.04/pct(briefTimes, 50).Seconds())
+		0.47/first.Seconds(), 0.11/measure.Pct(searches, 50).Seconds(), 0.04/measure.Pct(briefTimes, 50).Seconds())
 	return nil
 }
 
 var profile string
-
-func pct(ds []time.Duration, p int) time.Duration {
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	if len(s) == 0 {
-		return 0
-	}
-	i := (len(s)*p + 99) / 100
-	if i > 0 {
-		i--
-	}
-	return s[i]
-}
-
-func ms(d time.Duration) string {
-	if d >= time.Second {
-		return fmt.Sprintf("%.2f s", d.Seconds())
-	}
-	return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000)
-}
-
-func peakRSS() string {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return "n/a"
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			var kb int
-			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), &kb)
-			return fmt.Sprintf("%.1f MiB", float64(kb)/1024)
-		}
-	}
-	return "n/a"
-}
-
-func loadLine() string {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return ""
-	}
-	return "load average " + strings.Fields(string(data))[0]
-}

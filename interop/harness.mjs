@@ -1,6 +1,7 @@
-// Shared plumbing of the TypeScript SDK interop scripts (ts-sdk-v1.mjs and
-// ts-sdk-v2.mjs): argument parsing, a wire tap on the SDK's own stdio
-// transport, and the check runner that prints one JSON line per check.
+// Shared plumbing of the TypeScript SDK interop scripts (ts-sdk-v1.mjs,
+// ts-sdk-v2.mjs and repo-check.mjs): argument parsing, a wire tap on the
+// SDK's own stdio transport, the check runner that prints one JSON line per
+// check, and the checks both SDK versions make alike (checkCalls).
 //
 // The scripts are driven by internal/interop (go test); they can also be run
 // by hand:  node interop/ts-sdk-v1.mjs path/to/kontext-testkit some/root
@@ -202,4 +203,87 @@ export function checkProgress(wire, seen) {
   assert(seen.length >= 2, `onprogress received ${seen.length} notifications (${JSON.stringify(seen)}), want 3 (2 when the SDK drops the last, issue #2580)`);
   assertEqual(seen.map((p) => p.progress), values.slice(0, seen.length), 'onprogress values');
   return { wire: values, onprogress: seen.map((p) => p.progress), sdkDroppedLast: seen.length === 2 };
+}
+
+// checkCalls runs the checks ts-sdk-v1.mjs and ts-sdk-v2.mjs make alike, in
+// this order: tool calls (text, structured, a comma-separated list), the two
+// argument refusals, a failing tool, cancellation and progress. sdk adapts
+// what differs between the SDK versions:
+//
+//   ProtocolError          the class of a JSON-RPC error (v1: McpError)
+//   callTool(params, opts) a tools/call with request options (signal,
+//                          onprogress); v1 takes a result schema before them
+//   ping()                 optional: sent after the cancel where the era has
+//                          ping (the modern era has none)
+export async function checkCalls(run, client, wire, sdk) {
+  await run.check('call echo', async () => {
+    const res = await client.callTool({ name: 'echo', arguments: { text: 'hi', upper: true, repeat: 2 } });
+    assert(!res.isError, `isError: ${JSON.stringify(res)}`);
+    assertEqual(textOf(res), 'HIHI', 'echo text');
+    return textOf(res);
+  });
+
+  await run.check('call add (structured)', async () => {
+    const res = await client.callTool({ name: 'add', arguments: { a: 2, b: 3.5 } });
+    assert(!res.isError, `isError: ${JSON.stringify(res)}`);
+    assertEqual(res.structuredContent, { sum: 5.5 }, 'structuredContent');
+    return res.structuredContent;
+  });
+
+  await run.check('call choose (comma-separated tags)', async () => {
+    const res = await client.callTool({ name: 'choose', arguments: { color: 'green', tags: 'x, y,z' } });
+    assert(!res.isError, `isError: ${JSON.stringify(res)}`);
+    const got = JSON.parse(textOf(res));
+    assertEqual(got.tags, ['x', 'y', 'z'], 'tags');
+    assertEqual(got.color, 'green', 'color');
+    return got;
+  });
+
+  for (const [name, args, what] of [
+    ['invalid argument type is -32602', { text: 5 }, 'echo {text: 5}'],
+    ['unknown argument is -32602', { text: 'x', bogus: 1 }, 'echo {bogus}'],
+  ]) {
+    await run.check(name, async () => {
+      const err = await expectRejection(() => client.callTool({ name: 'echo', arguments: args }), what);
+      assert(err instanceof sdk.ProtocolError, `not a ${sdk.ProtocolError.name}: ${JSON.stringify(describeError(err))}`);
+      return checkInvalidParams(err, 'echo', what);
+    });
+  }
+
+  await run.check('tool failure is isError', async () => {
+    const res = await client.callTool({ name: 'fail', arguments: { message: 'on purpose' } });
+    assertEqual(res.isError, true, 'isError');
+    assert(textOf(res).includes('on purpose'), `text ${JSON.stringify(textOf(res))} lacks the message`);
+    return textOf(res);
+  });
+
+  await run.check('cancellation', async () => {
+    const controller = new AbortController();
+    const started = Date.now();
+    const pending = sdk.callTool({ name: 'sleep', arguments: { ms: 10000 } }, { signal: controller.signal });
+    await delay(200);
+    controller.abort('interop: cancelled on purpose');
+    await expectRejection(() => pending, 'cancelled sleep');
+    const sleepReq = lastRequest(wire, 'tools/call', (m) => m.params.name === 'sleep' && m.params.arguments.ms === 10000);
+    assert(sleepReq, 'the sleep request was never sent');
+    const cancel = wire.sent.find((s) => s.message.method === 'notifications/cancelled' && s.message.params.requestId === sleepReq.id);
+    assert(cancel, `no notifications/cancelled for request ${sleepReq.id} was sent`);
+    // The server is free again at once.
+    const t0 = Date.now();
+    if (sdk.ping) await sdk.ping();
+    const res = await client.callTool({ name: 'echo', arguments: { text: 'after' } });
+    const answeredIn = Date.now() - t0;
+    assertEqual(textOf(res), 'after', 'echo after cancel');
+    assert(answeredIn < 1500, `${sdk.ping ? 'ping + echo' : 'echo'} after the cancel took ${answeredIn} ms`);
+    await delay(500);
+    assertEqual(responsesFor(wire, sleepReq.id).length, 0, `responses to the cancelled request ${sleepReq.id}`);
+    return { cancelledId: sleepReq.id, afterMs: answeredIn, totalMs: Date.now() - started };
+  });
+
+  await run.check('progress', async () => {
+    const seen = [];
+    const res = await sdk.callTool({ name: 'sleep', arguments: { ms: 300, steps: 3 } }, { onprogress: (p) => seen.push(p) });
+    assert(!res.isError, `isError: ${JSON.stringify(res)}`);
+    return checkProgress(wire, seen);
+  });
 }

@@ -19,15 +19,13 @@ import {
   Runner,
   assert,
   assertEqual,
-  checkInvalidParams,
-  checkProgress,
+  checkCalls,
   checkToolList,
   delay,
   describeError,
   expectRejection,
   lastRequest,
   parseArgs,
-  responsesFor,
   serverEnv,
   tap,
   textOf,
@@ -70,78 +68,10 @@ await run.check('tools/list', async () => {
   return checkToolList(tools);
 });
 
-await run.check('call echo', async () => {
-  const res = await client.callTool({ name: 'echo', arguments: { text: 'hi', upper: true, repeat: 2 } });
-  assert(!res.isError, `isError: ${JSON.stringify(res)}`);
-  assertEqual(textOf(res), 'HIHI', 'echo text');
-  return textOf(res);
-});
-
-await run.check('call add (structured)', async () => {
-  const res = await client.callTool({ name: 'add', arguments: { a: 2, b: 3.5 } });
-  assert(!res.isError, `isError: ${JSON.stringify(res)}`);
-  assertEqual(res.structuredContent, { sum: 5.5 }, 'structuredContent');
-  return res.structuredContent;
-});
-
-await run.check('call choose (comma-separated tags)', async () => {
-  const res = await client.callTool({ name: 'choose', arguments: { color: 'green', tags: 'x, y,z' } });
-  assert(!res.isError, `isError: ${JSON.stringify(res)}`);
-  const got = JSON.parse(textOf(res));
-  assertEqual(got.tags, ['x', 'y', 'z'], 'tags');
-  assertEqual(got.color, 'green', 'color');
-  return got;
-});
-
-await run.check('invalid argument type is -32602', async () => {
-  const err = await expectRejection(() => client.callTool({ name: 'echo', arguments: { text: 5 } }), 'echo {text: 5}');
-  assert(err instanceof McpError, `not an McpError: ${JSON.stringify(describeError(err))}`);
-  return checkInvalidParams(err, 'echo', 'echo {text: 5}');
-});
-
-await run.check('unknown argument is -32602', async () => {
-  const err = await expectRejection(() => client.callTool({ name: 'echo', arguments: { text: 'x', bogus: 1 } }), 'echo {bogus}');
-  assert(err instanceof McpError, `not an McpError: ${JSON.stringify(describeError(err))}`);
-  return checkInvalidParams(err, 'echo', 'echo {bogus}');
-});
-
-await run.check('tool failure is isError', async () => {
-  const res = await client.callTool({ name: 'fail', arguments: { message: 'on purpose' } });
-  assertEqual(res.isError, true, 'isError');
-  assert(textOf(res).includes('on purpose'), `text ${JSON.stringify(textOf(res))} lacks the message`);
-  return textOf(res);
-});
-
-await run.check('cancellation', async () => {
-  const controller = new AbortController();
-  const started = Date.now();
-  const pending = client.callTool({ name: 'sleep', arguments: { ms: 10000 } }, CallToolResultSchema, { signal: controller.signal });
-  await delay(200);
-  controller.abort('interop: cancelled on purpose');
-  await expectRejection(() => pending, 'cancelled sleep');
-  const sleepReq = lastRequest(wire, 'tools/call', (m) => m.params.name === 'sleep' && m.params.arguments.ms === 10000);
-  assert(sleepReq, 'the sleep request was never sent');
-  const cancel = wire.sent.find((s) => s.message.method === 'notifications/cancelled' && s.message.params.requestId === sleepReq.id);
-  assert(cancel, `no notifications/cancelled for request ${sleepReq.id} was sent`);
-  const t0 = Date.now();
-  await client.ping();
-  const res = await client.callTool({ name: 'echo', arguments: { text: 'after' } });
-  const answeredIn = Date.now() - t0;
-  assertEqual(textOf(res), 'after', 'echo after cancel');
-  assert(answeredIn < 1500, `ping + echo after the cancel took ${answeredIn} ms`);
-  await delay(500);
-  const late = responsesFor(wire, sleepReq.id);
-  assertEqual(late.length, 0, `responses to the cancelled request ${sleepReq.id}`);
-  return { cancelledId: sleepReq.id, afterMs: answeredIn, totalMs: Date.now() - started };
-});
-
-await run.check('progress', async () => {
-  const seen = [];
-  const res = await client.callTool({ name: 'sleep', arguments: { ms: 300, steps: 3 } }, CallToolResultSchema, {
-    onprogress: (p) => seen.push(p),
-  });
-  assert(!res.isError, `isError: ${JSON.stringify(res)}`);
-  return checkProgress(wire, seen);
+await checkCalls(run, client, wire, {
+  ProtocolError: McpError,
+  callTool: (params, options) => client.callTool(params, CallToolResultSchema, options),
+  ping: () => client.ping(),
 });
 
 await run.check('prompts/get greet', async () => {

@@ -444,11 +444,7 @@ func p50(ss []sample, of func(sample) time.Duration) time.Duration {
 	for i, s := range ss {
 		ds[i] = of(s)
 	}
-	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	if len(ds) == 0 {
-		return 0
-	}
-	return ds[(len(ds)-1)/2]
+	return measure.Pct(ds, 50)
 }
 
 func minOf(ss []sample) time.Duration {

@@ -33,6 +33,10 @@ func main() {
 	colds := flag.Int("colds", 5, "first searches from an empty index (the median is reported)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the warm phase here")
 	flag.Parse()
+	if *colds < 1 || *warm < 1 || *briefs < 1 || *captures < 0 {
+		fmt.Fprintln(os.Stderr, "knowledgebench: -colds, -warm and -briefs must be at least 1, -captures at least 0")
+		os.Exit(2)
+	}
 	profile = *cpuprofile
 	if err := run(*repoDir, *colds, *warm, *briefs, *captures); err != nil {
 		fmt.Fprintln(os.Stderr, "knowledgebench:", err)

@@ -42,6 +42,8 @@ import (
 	"syscall"
 	"text/tabwriter"
 	"time"
+
+	"github.com/kontext-dev/kontext/bench/internal/measure"
 )
 
 // protocolVersion is the legacy (initialize-based) revision the benchmark
@@ -131,9 +133,9 @@ func main() {
 			servers = append(servers, s)
 		}
 	}
-	loadBefore := loadAverage()
+	loadBefore := measure.Load1()
 	results := measureAll(servers, cfg)
-	load := [2]string{loadBefore, loadAverage()}
+	load := [2]string{loadBefore, measure.Load1()}
 	cleanup()
 
 	goals := evaluateGoals(results)
@@ -434,7 +436,7 @@ func measureAll(servers []*server, cfg config) []*result {
 		// VmHWM is the peak resident set over the process's whole life, so
 		// it is read last, while the process still exists.
 		if c.proc != nil {
-			r.PeakRSSKiB = peakRSS(c.proc.cmd.Process.Pid)
+			r.PeakRSSKiB = measure.PeakRSSKiB(c.proc.cmd.Process.Pid)
 			c.proc.stop()
 			c.proc = nil
 		}
@@ -1050,31 +1052,6 @@ func checkAnswer(line []byte) (json.RawMessage, error) {
 		return nil, fmt.Errorf("answer without an object result: %.200s", line)
 	}
 	return bytes.Clone(m.Result), nil
-}
-
-// peakRSS reads VmHWM (peak resident set size, KiB) from /proc.
-func peakRSS(pid int) int64 {
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(status), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kib, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kib
-		}
-	}
-	return 0
-}
-
-// loadAverage returns the 1-minute load average, so that the report shows
-// how busy the machine was.
-func loadAverage() string {
-	raw, err := os.ReadFile("/proc/loadavg")
-	if fields := strings.Fields(string(raw)); err == nil && len(fields) > 0 {
-		return fields[0]
-	}
-	return "?"
 }
 
 // tailBuffer keeps the last bytes a process wrote to stderr, for error

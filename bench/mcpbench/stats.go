@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/kontext-dev/kontext/bench/internal/measure"
 )
 
 // latencySummary condenses a set of round-trip times into what the report
@@ -23,24 +25,12 @@ func summarize(samples []time.Duration) latencySummary {
 	if len(samples) == 0 {
 		return latencySummary{}
 	}
-	sorted := slices.Clone(samples)
-	slices.Sort(sorted)
 	return latencySummary{
-		Count: len(sorted),
-		P50us: micros(percentile(sorted, 50)),
-		P99us: micros(percentile(sorted, 99)),
-		Maxus: micros(sorted[len(sorted)-1]),
+		Count: len(samples),
+		P50us: micros(measure.Pct(samples, 50)),
+		P99us: micros(measure.Pct(samples, 99)),
+		Maxus: micros(measure.Pct(samples, 100)),
 	}
-}
-
-// percentile returns the nearest-rank p-th percentile of sorted samples.
-func percentile(sorted []time.Duration, p float64) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	rank := int(math.Ceil(p / 100 * float64(len(sorted))))
-	rank = min(max(rank, 1), len(sorted))
-	return sorted[rank-1]
 }
 
 // median of a few samples (the process starts); the mean of the two middle

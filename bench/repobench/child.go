@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-
 	"fmt"
 	"io"
 	"io/fs"
@@ -14,12 +13,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/kontext-dev/kontext/bench/internal/measure"
 	"github.com/kontext-dev/kontext/internal/repo"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
@@ -107,7 +106,7 @@ func runChild(raw string) {
 				fatalf("child: a warm call re-analysed (err %v)", err)
 			}
 		}
-		s.P50, s.P99, s.Max = percentiles(ds)
+		s.P50, s.P99, s.Max = measure.Pct(ds, 50), measure.Pct(ds, 99), measure.Pct(ds, 100)
 	case "edit":
 		targets := editTargets(snap.Graph, spec.N)
 		if len(targets) < spec.N {
@@ -135,12 +134,12 @@ func runChild(raw string) {
 				fatalf("child: the edit of %s is not in the next snapshot", p)
 			}
 		}
-		s.P50, s.P99, s.Max = percentiles(ds)
+		s.P50, s.P99, s.Max = measure.Pct(ds, 50), measure.Pct(ds, 99), measure.Pct(ds, 100)
 	}
 	e.Close() // writes the persistent cache in "save" mode
 	st := e.Stats()
 	s.FilesParsed, s.FullScans = st.FilesParsed, st.FullScans
-	s.PeakRSSKiB = selfPeakRSS()
+	s.PeakRSSKiB = measure.PeakRSSKiB(0)
 	out, _ := json.Marshal(s)
 	os.Stdout.Write(out)
 }
@@ -193,32 +192,6 @@ func hasSymbol(g *model.Graph, p, name string) bool {
 	return false
 }
 
-// percentiles are nearest-rank: every figure is a time that was observed.
-func percentiles(ds []time.Duration) (p50, p99, maxd time.Duration) {
-	sorted := slices.Clone(ds)
-	slices.Sort(sorted)
-	at := func(p float64) time.Duration {
-		rank := int(float64(len(sorted))*p/100 + 0.999999)
-		return sorted[min(max(rank, 1), len(sorted))-1]
-	}
-	return at(50), at(99), sorted[len(sorted)-1]
-}
-
-// selfPeakRSS is this process's VmHWM (peak resident set, KiB).
-func selfPeakRSS() int64 {
-	status, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(status), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kib, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kib
-		}
-	}
-	return 0
-}
-
 // copyTree copies regular files and directories (symlinks are recreated,
 // never followed).
 func copyTree(src, dst string) error {
@@ -246,14 +219,6 @@ func copyTree(src, dst string) error {
 		}
 		return nil
 	})
-}
-
-func loadAverage() string {
-	raw, err := os.ReadFile("/proc/loadavg")
-	if fields := strings.Fields(string(raw)); err == nil && len(fields) > 0 {
-		return fields[0]
-	}
-	return "?"
 }
 
 func seconds(d time.Duration) float64 { return d.Seconds() }

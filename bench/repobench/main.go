@@ -34,6 +34,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/kontext-dev/kontext/bench/internal/measure"
 )
 
 // The goals of issue 4 on this two-core machine.
@@ -84,7 +86,7 @@ func main() {
 	}
 	defer os.RemoveAll(tmp)
 
-	loadBefore := loadAverage()
+	loadBefore := measure.Load1()
 	var trees []*tree
 	if cfg.only == nil || cfg.only["goroot"] {
 		trees = append(trees, gorootTree())
@@ -94,10 +96,10 @@ func main() {
 	}
 	for _, t := range trees {
 		if t.skipped == "" {
-			measure(t, cfg, tmp)
+			measureTree(t, cfg, tmp)
 		}
 	}
-	load := [2]string{loadBefore, loadAverage()}
+	load := [2]string{loadBefore, measure.Load1()}
 	goals := evaluate(trees)
 	if cfg.jsonOutput {
 		out, _ := json.MarshalIndent(map[string]any{"go": runtime.Version(), "cpus": runtime.NumCPU(), "load": load, "trees": trees, "goals": goals}, "", "  ")
@@ -123,7 +125,7 @@ type tree struct {
 	SkippedWhy string       `json:"skipped,omitempty"`
 }
 
-func measure(t *tree, cfg config, tmp string) {
+func measureTree(t *tree, cfg config, tmp string) {
 	for i := 0; i < cfg.runs; i++ {
 		progressf("%s: cold analysis %d of %d", t.Name, i+1, cfg.runs)
 		s, err := child(childSpec{Mode: "cold", Root: t.Root})

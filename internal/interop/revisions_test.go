@@ -134,6 +134,9 @@ func TestServerErrorsOnTheWire(t *testing.T) {
 		name  string
 		lines []string
 		want  map[string]int64 // id -> error code (0: a result)
+		// wantNull are the codes of the errors answered with id null (lines
+		// whose id could not be read), sorted.
+		wantNull []int64
 	}{
 		{
 			name: "modern",
@@ -176,7 +179,8 @@ func TestServerErrorsOnTheWire(t *testing.T) {
 				`{"jsonrpc":"1.0","id":3,"method":"ping"}`,
 				`[]`,
 			},
-			want: map[string]int64{"1": 0, "2": -32600, "3": -32600},
+			want:     map[string]int64{"1": 0, "2": -32600, "3": -32600},
+			wantNull: []int64{-32700, -32600}, // {not json, []
 		},
 	}
 	for _, s := range sessions {
@@ -197,6 +201,7 @@ func TestServerErrorsOnTheWire(t *testing.T) {
 					t.Fatalf("kontext-testkit: %v", err)
 				}
 				got := map[string]int64{}
+				var gotNull []int64
 				sc := bufio.NewScanner(bytes.NewReader(out))
 				sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
 				for sc.Scan() {
@@ -229,6 +234,8 @@ func TestServerErrorsOnTheWire(t *testing.T) {
 						}
 						if id := string(r.ID); id != "" && id != "null" {
 							got[id] = code
+						} else {
+							gotNull = append(gotNull, code)
 						}
 					}
 				}
@@ -240,6 +247,10 @@ func TestServerErrorsOnTheWire(t *testing.T) {
 					case code != want:
 						t.Errorf("request %s: code %d, want %d", id, code, want)
 					}
+				}
+				slices.Sort(gotNull)
+				if !slices.Equal(gotNull, s.wantNull) {
+					t.Errorf("errors answered with id null: codes %v, want %v", gotNull, s.wantNull)
 				}
 			})
 			logs := readTraces(t, tracesIn(t, traces))

@@ -1,11 +1,12 @@
 // Package measure holds what the benchmarks under bench/ share: percentiles
-// of timings, their printing, and how busy the machine was.
+// of timings, their printing, how busy the machine was, and peak memory.
 package measure
 
 import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -35,29 +36,60 @@ func Ms(d time.Duration) string {
 // LoadLine says how busy the machine was ("load average 0.71 0.80 1.02"):
 // timings on a loaded machine are slower, and a reader should know.
 func LoadLine() string {
+	if l := loadAverages(); l != nil {
+		return "load average " + strings.Join(l, " ")
+	}
+	return "load average n/a"
+}
+
+// Load1 is the 1-minute load average ("0.71"), "?" when unknown.
+func Load1() string {
+	if l := loadAverages(); l != nil {
+		return l[0]
+	}
+	return "?"
+}
+
+// loadAverages returns the 1, 5 and 15-minute load averages, nil when
+// /proc/loadavg cannot be read.
+func loadAverages() []string {
 	data, err := os.ReadFile("/proc/loadavg")
 	if err != nil {
-		return "load average n/a"
+		return nil
 	}
 	f := strings.Fields(string(data))
 	if len(f) < 3 {
-		return "load average n/a"
+		return nil
 	}
-	return "load average " + strings.Join(f[:3], " ")
+	return f[:3]
 }
 
 // PeakRSS is this process's peak resident memory (VmHWM), printed.
 func PeakRSS() string {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
+	kib := PeakRSSKiB(0)
+	if kib == 0 {
 		return "n/a"
+	}
+	return fmt.Sprintf("%.1f MiB", float64(kib)/1024)
+}
+
+// PeakRSSKiB is the peak resident memory (VmHWM) of process pid in KiB, 0
+// when it cannot be read; pid 0 is this process. VmHWM covers the whole
+// life of the process, so it is read while the process still exists.
+func PeakRSSKiB(pid int) int64 {
+	path := "/proc/self/status"
+	if pid != 0 {
+		path = "/proc/" + strconv.Itoa(pid) + "/status"
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0
 	}
 	for _, line := range strings.Split(string(data), "\n") {
 		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			var kb int
-			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), &kb)
-			return fmt.Sprintf("%.1f MiB", float64(kb)/1024)
+			kib, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kib
 		}
 	}
-	return "n/a"
+	return 0
 }

@@ -1,0 +1,44 @@
+package measure
+
+import (
+	"os"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// TestPct: nearest rank, so every figure is one that was observed; 0 is
+// the least, 100 the greatest, and the input is left as it was.
+func TestPct(t *testing.T) {
+	ds := []time.Duration{5, 1, 4, 2, 3}
+	for p, want := range map[int]time.Duration{0: 1, 20: 1, 21: 2, 50: 3, 99: 5, 100: 5} {
+		if got := Pct(ds, p); got != want {
+			t.Errorf("Pct(%v, %d) = %v, want %v", ds, p, got, want)
+		}
+	}
+	if ds[0] != 5 {
+		t.Errorf("Pct sorted its input: %v", ds)
+	}
+	if got := Pct([]time.Duration{1, 2, 3, 4}, 50); got != 2 {
+		t.Errorf("p50 of an even count = %v, want the lower middle 2", got)
+	}
+	if got := Pct(nil, 50); got != 0 {
+		t.Errorf("Pct(nil) = %v, want 0", got)
+	}
+}
+
+func TestPeakRSSKiB(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("VmHWM is read from /proc")
+	}
+	self := PeakRSSKiB(0)
+	if self <= 0 {
+		t.Fatalf("PeakRSSKiB(0) = %d", self)
+	}
+	if byPid := PeakRSSKiB(os.Getpid()); byPid < self {
+		t.Errorf("PeakRSSKiB(own pid) = %d, below PeakRSSKiB(0) = %d read before it", byPid, self)
+	}
+	if got := PeakRSSKiB(-1); got != 0 {
+		t.Errorf("PeakRSSKiB of no process = %d, want 0", got)
+	}
+}

@@ -59,7 +59,7 @@ type Verb struct {
 // Main runs the command line and returns the process exit status. Errors are
 // one line on stderr.
 func Main(args []string, toolsets []ToolsetFactory, stdout, stderr io.Writer) int {
-	app := newApp(toolsets, stdout, stderr, namesCall(args))
+	app := NewApp(toolsets, stdout, stderr)
 	if err := app.Run(flagsFirst(app, args)); err != nil {
 		var exit cli.ExitCoder
 		msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
@@ -76,23 +76,6 @@ func Main(args []string, toolsets []ToolsetFactory, stdout, stderr io.Writer) in
 
 // NewApp returns the kontext command line.
 func NewApp(toolsets []ToolsetFactory, stdout, stderr io.Writer) *cli.App {
-	return newApp(toolsets, stdout, stderr, true)
-}
-
-// namesCall reports whether a command line may reach kontext call's
-// per-tool subcommands (or completion, which lists them): describing every
-// toolset to build them is a good part of a start that does not need them
-// (kontext mcp's first answer, every git hook).
-func namesCall(args []string) bool {
-	for _, a := range args {
-		if a == "call" || a == "--generate-bash-completion" {
-			return true
-		}
-	}
-	return false
-}
-
-func newApp(toolsets []ToolsetFactory, stdout, stderr io.Writer, withCall bool) *cli.App {
 	app := &cli.App{
 		Name:                 "kontext",
 		Usage:                "repository context for coding agents, over MCP",
@@ -110,7 +93,7 @@ func newApp(toolsets []ToolsetFactory, stdout, stderr io.Writer, withCall bool) 
 			configCommand(),
 
 			toolsCommand(toolsets),
-			callCommand(toolsets, withCall),
+			callCommand(toolsets),
 			{
 				Name:  "version",
 				Usage: "print the version",
@@ -380,7 +363,7 @@ func toolsCommand(factories []ToolsetFactory) *cli.Command {
 	}
 }
 
-func callCommand(factories []ToolsetFactory, withTools bool) *cli.Command {
+func callCommand(factories []ToolsetFactory) *cli.Command {
 	cmd := &cli.Command{
 		Name:      "call",
 		Usage:     "call a tool: kontext call <tool> --<param> value …",
@@ -398,9 +381,6 @@ func callCommand(factories []ToolsetFactory, withTools bool) *cli.Command {
 	}
 	var entries []entry
 	for _, f := range factories {
-		if !withTools {
-			break
-		}
 		for _, t := range f.Describe().Tools {
 			entries = append(entries, entry{t.Name, f.Name, t.Title, f.Flags(t.Name)})
 		}

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/kontext-dev/kontext/internal/atomicfile"
 )
 
 // WriteFile merges the kontext entry into the configuration file at path
@@ -38,10 +40,7 @@ func (c Client) WriteFile(path, command string, args []string) (changed bool, er
 	if existing != nil && bytes.Equal(merged, existing) {
 		return false, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-		return false, err
-	}
-	if err := writeAtomic(target, merged, perm); err != nil {
+	if err := atomicfile.Write(target, merged, perm); err != nil {
 		return false, err
 	}
 	return true, nil
@@ -57,32 +56,4 @@ func resolveLink(path string) (string, error) {
 		return "", fmt.Errorf("%s is a symbolic link kontext cannot follow: %w", path, err)
 	}
 	return target, nil
-}
-
-// writeAtomic writes data to a temporary file beside path and renames it
-// over path; the rename is atomic only within one directory.
-func writeAtomic(path string, data []byte, perm fs.FileMode) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".kontext-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(perm); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -70,6 +70,14 @@ func Open(dir string) (*Root, error) {
 // Dir returns the root's absolute path.
 func (r *Root) Dir() string { return r.dir }
 
+// OS is the os.Root the guard reads through, for code that reads many files
+// and does its own walking (the repository scan).
+func (r *Root) OS() *os.Root { return r.os }
+
+// Close releases the root's directory handle. A root that lives as long as
+// the process need not be closed; one opened per operation must be.
+func (r *Root) Close() error { return r.os.Close() }
+
 // OutsideError is the refusal of a path outside the root.
 type OutsideError struct {
 	Path   string

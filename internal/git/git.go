@@ -299,10 +299,12 @@ func (c *catFile) read(name string) (string, []byte, bool, error) {
 	if err != nil {
 		return "", nil, false, err
 	}
-	fields := strings.Fields(header)
-	if len(fields) == 2 && (fields[1] == "missing" || fields[1] == "ambiguous") {
+	// "<name> missing" and "<name> ambiguous" echo the name, which may hold
+	// spaces (rev:path with a space in the path).
+	if h := strings.TrimSuffix(header, "\n"); strings.HasSuffix(h, " missing") || strings.HasSuffix(h, " ambiguous") {
 		return "", nil, false, nil
 	}
+	fields := strings.Fields(header)
 	if len(fields) != 3 {
 		return "", nil, false, fmt.Errorf("git cat-file: unexpected header %q", header)
 	}

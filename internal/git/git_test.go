@@ -132,6 +132,9 @@ func TestOpenHeadFilesLogBlameObjects(t *testing.T) {
 	if _, ok, err := r.FileAt(ctx, "HEAD", "dir/b.go"); ok || err != nil {
 		t.Errorf("a deleted file is missing at HEAD: %v %v", ok, err)
 	}
+	if _, ok, err := r.FileAt(ctx, "HEAD", "no such file.txt"); ok || err != nil {
+		t.Errorf("a missing path with spaces is missing, not an error: %v %v", ok, err)
+	}
 	// Many reads go through one batch process.
 	for i := 0; i < 200; i++ {
 		if _, ok, err := r.FileAt(ctx, "HEAD", "a.txt"); !ok || err != nil {

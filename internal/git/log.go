@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kontext-dev/kontext/internal/textclip"
 )
 
 // Commit is one commit as `git log` reports it.
@@ -59,6 +61,24 @@ type LogOptions struct {
 	Revs []string
 }
 
+// limitArgs appends the options that choose which commits are walked,
+// shared by log and rev-list so that Log and RevList select the same ones.
+func (o LogOptions) limitArgs(args []string) []string {
+	if o.MaxCount > 0 {
+		args = append(args, "--max-count="+strconv.Itoa(o.MaxCount))
+	}
+	if o.NoMerges {
+		args = append(args, "--no-merges")
+	}
+	if o.FirstParent {
+		args = append(args, "--first-parent")
+	}
+	if !o.Since.IsZero() {
+		args = append(args, "--since="+strconv.FormatInt(o.Since.Unix(), 10))
+	}
+	return args
+}
+
 const (
 	recordSep = "\x1e"
 	fieldSep  = "\x1f"
@@ -90,21 +110,9 @@ func (r *Repo) EachCommit(ctx context.Context, opts LogOptions, f func(Commit) e
 	if head == "" && len(opts.Revs) == 0 && (opts.Rev == "" || opts.Rev == "HEAD") {
 		return nil // no commits yet
 	}
-	args := []string{"log", "-z", "--format=" + recordSep + "%H" + fieldSep + "%P" + fieldSep + "%an" + fieldSep + "%ae" + fieldSep + "%at" + fieldSep + "%s" + fieldSep + "%b" + fieldSep}
-	if opts.MaxCount > 0 {
-		args = append(args, "--max-count="+strconv.Itoa(opts.MaxCount))
-	}
-	if opts.NoMerges {
-		args = append(args, "--no-merges")
-	}
-	if opts.FirstParent {
-		args = append(args, "--first-parent")
-	}
+	args := opts.limitArgs([]string{"log", "-z", "--format=" + recordSep + "%H" + fieldSep + "%P" + fieldSep + "%an" + fieldSep + "%ae" + fieldSep + "%at" + fieldSep + "%s" + fieldSep + "%b" + fieldSep})
 	if opts.Files {
 		args = append(args, "--name-status", "--no-renames")
-	}
-	if !opts.Since.IsZero() {
-		args = append(args, "--since="+strconv.FormatInt(opts.Since.Unix(), 10))
 	}
 	if opts.Reverse {
 		args = append(args, "--reverse")
@@ -202,7 +210,7 @@ func readRecord(rd *bufio.Reader) ([]byte, error) {
 func parseCommit(rec []byte) (Commit, error) {
 	fields := strings.SplitN(string(rec), fieldSep, 8)
 	if len(fields) < 8 {
-		return Commit{}, fmt.Errorf("git log: malformed record %q", truncate(string(rec), 200))
+		return Commit{}, fmt.Errorf("git log: malformed record %q", textclip.Ellipsis(string(rec), 200))
 	}
 	secs, _ := strconv.ParseInt(fields[4], 10, 64)
 	c := Commit{
@@ -225,13 +233,6 @@ func parseCommit(rec []byte) (Commit, error) {
 		c.Files = append(c.Files, FileChange{Status: status[0], Path: parts[i+1]})
 	}
 	return c, nil
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // BlameLine is one line of `git blame`.

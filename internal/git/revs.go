@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 )
 
@@ -29,19 +28,7 @@ func (r *Repo) RevList(ctx context.Context, opts LogOptions) ([]string, error) {
 	if strings.HasPrefix(rev, "-") {
 		return nil, fmt.Errorf("not a revision: %q", rev)
 	}
-	args := []string{"rev-list"}
-	if opts.MaxCount > 0 {
-		args = append(args, "--max-count="+strconv.Itoa(opts.MaxCount))
-	}
-	if opts.NoMerges {
-		args = append(args, "--no-merges")
-	}
-	if opts.FirstParent {
-		args = append(args, "--first-parent")
-	}
-	if !opts.Since.IsZero() {
-		args = append(args, "--since="+strconv.FormatInt(opts.Since.Unix(), 10))
-	}
+	args := opts.limitArgs([]string{"rev-list"})
 	args = append(args, "--end-of-options", rev, "--")
 	args = append(args, opts.Paths...)
 	out, err := r.Run(ctx, args...)

@@ -13,6 +13,7 @@ import (
 	"github.com/kontext-dev/kontext/internal/knowledge/index"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 	"github.com/kontext-dev/kontext/internal/mcp"
+	"github.com/kontext-dev/kontext/internal/textclip"
 )
 
 // agentRuleFiles are the files agents are told to follow, in the order the
@@ -212,7 +213,7 @@ func (f focus) score(e *store.Entry) int {
 	score := 0
 	for _, fp := range f.paths {
 		for _, p := range e.Paths {
-			if glob.Match(p, fp) || strings.HasPrefix(p, fp+"/") || strings.HasPrefix(fp, strings.TrimSuffix(strings.TrimSuffix(p, "**"), "/")+"/") {
+			if glob.Match(p, fp) || strings.HasPrefix(p, fp+"/") { // covers the focus, or lies inside it
 				score += 10
 				break
 			}
@@ -326,7 +327,7 @@ func agentRules(o *opened, f focus, room int) []string {
 			max = 200
 		}
 		if len(text) > max {
-			text = text[:max] + fmt.Sprintf("… (ctx_read %s)", name)
+			text = textclip.Prefix(text, max) + fmt.Sprintf("… (ctx_read %s)", name)
 		}
 		lines = append(lines, fmt.Sprintf("- %s: %s", name, text))
 		room -= len(text)

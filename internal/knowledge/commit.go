@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	spec "github.com/kontext-dev/kontext/gen/toolsets/knowledge"
+	"github.com/kontext-dev/kontext/internal/git"
 	"github.com/kontext-dev/kontext/internal/knowledge/glob"
 	"github.com/kontext-dev/kontext/internal/knowledge/local"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
@@ -66,7 +67,7 @@ func (h *Handlers) CtxPrepareCommit(ctx context.Context, in *spec.CtxPrepareComm
 		b.WriteString("\n")
 	}
 
-	changed, staged, err := changedPaths(ctx, o)
+	changed, untracked, staged, err := changedPaths(ctx, o.git)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +85,7 @@ func (h *Handlers) CtxPrepareCommit(ctx context.Context, in *spec.CtxPrepareComm
 		b.WriteString(clip(strings.TrimRight(string(out), "\n"), 3000, "git diff --stat") + "\n")
 		if !staged {
 			for _, p := range changed {
-				if !trackedChange(ctx, o, p) {
+				if untracked[p] {
 					b.WriteString(" " + p + " (untracked)\n")
 				}
 			}
@@ -131,31 +132,31 @@ func (h *Handlers) CtxPrepareCommit(ctx context.Context, in *spec.CtxPrepareComm
 }
 
 // changedPaths are the staged paths, or, with nothing staged, the working
-// tree's changed and untracked ones.
-func changedPaths(ctx context.Context, o *opened) ([]string, bool, error) {
-	out, err := o.git.Run(ctx, "diff", "--cached", "--name-only", "-z")
+// tree's changed and untracked ones (the latter also in untracked: the
+// listing says so, with no git process per path).
+func changedPaths(ctx context.Context, repo *git.Repo) (paths []string, untracked map[string]bool, staged bool, err error) {
+	out, err := repo.Run(ctx, "diff", "--cached", "--name-only", "-z")
 	if err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
 	if paths := splitNUL(out); len(paths) > 0 {
-		return paths, true, nil
+		return paths, nil, true, nil
 	}
-	out, err = o.git.Run(ctx, "diff", "--name-only", "-z")
+	out, err = repo.Run(ctx, "diff", "--name-only", "-z")
 	if err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
-	paths := splitNUL(out)
-	untracked, err := o.git.Run(ctx, "ls-files", "-z", "--others", "--exclude-standard")
-	if err == nil {
-		paths = append(paths, splitNUL(untracked)...)
+	paths = splitNUL(out)
+	if out, err := repo.Run(ctx, "ls-files", "-z", "--others", "--exclude-standard"); err == nil {
+		others := splitNUL(out)
+		untracked = make(map[string]bool, len(others))
+		for _, p := range others {
+			untracked[p] = true
+		}
+		paths = append(paths, others...)
 	}
 	sort.Strings(paths)
-	return dedupe(paths), false, nil
-}
-
-func trackedChange(ctx context.Context, o *opened, p string) bool {
-	_, err := o.git.Run(ctx, "ls-files", "--error-unmatch", "--", p)
-	return err == nil
+	return dedupe(paths), untracked, false, nil
 }
 
 func splitNUL(b []byte) []string {
@@ -189,7 +190,7 @@ func candidatesFor(cands []*local.Candidate, changed []string) string {
 	touches := func(c *local.Candidate) bool {
 		for _, pat := range c.Paths {
 			for _, p := range changed {
-				if glob.Match(pat, p) || strings.HasPrefix(p, strings.TrimSuffix(pat, "/")+"/") {
+				if glob.Match(pat, p) { // a directory pattern covers its files
 					return true
 				}
 			}

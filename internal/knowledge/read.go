@@ -13,6 +13,7 @@ import (
 	"github.com/kontext-dev/kontext/internal/knowledge/secrets"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 	"github.com/kontext-dev/kontext/internal/mcp"
+	"github.com/kontext-dev/kontext/internal/textclip"
 )
 
 // Read levels and the sizes they are held to.
@@ -186,9 +187,7 @@ func clip(text string, max int, hint string) string {
 	if cut < max/2 {
 		cut = max
 	}
-	for cut > 0 && !utf8.RuneStart(text[cut]) {
-		cut--
-	}
+	cut = len(textclip.Prefix(text, cut))
 	return text[:cut] + fmt.Sprintf("\n… (%d more characters: %s)", len(text)-cut, hint)
 }
 
@@ -196,7 +195,7 @@ func firstLine(text string) string {
 	for _, line := range strings.Split(text, "\n") {
 		if line = strings.TrimSpace(strings.TrimLeft(line, "#")); line != "" {
 			if len(line) > 200 {
-				line = line[:200] + "…"
+				line = textclip.Prefix(line, 200) + "…"
 			}
 			return line
 		}

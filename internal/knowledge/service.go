@@ -41,14 +41,20 @@ type Service struct {
 
 // opened is the repository state a configuration was loaded for.
 type opened struct {
-	git     *git.Repo
-	root    *fsroot.Root // the work tree's top level
-	cfg     *config.Config
-	stamp   string // the configuration files' sizes and times
-	store   *store.Store
-	state   *local.State
-	search  *index.Index // opened on first use
-	scan    *secrets.Scanner
+	git   *git.Repo
+	root  *fsroot.Root // the work tree's top level
+	cfg   *config.Config
+	stamp string // the configuration files' sizes and times
+	store *store.Store
+	state *local.State
+	scan  *secrets.Scanner
+
+	// search is opened on first use; requests run in parallel, so under
+	// searchMu (two first searches would open the index twice and leave
+	// one open).
+	searchMu sync.Mutex
+	search   *index.Index
+
 	cacheMu sync.Mutex
 	cache   entryCache
 
@@ -94,6 +100,12 @@ func (s *Service) open(ctx context.Context) (*opened, error) {
 	if err != nil {
 		return nil, err
 	}
+	kept := false
+	defer func() {
+		if !kept {
+			repo.Close() // its cat-file process, if a step started one
+		}
+	}()
 	root, err := fsroot.Open(repo.Dir)
 	if err != nil {
 		return nil, err
@@ -119,7 +131,7 @@ func (s *Service) open(ctx context.Context) (*opened, error) {
 		dirs = append(dirs, filepath.Join(root.Dir(), filepath.FromSlash(d)))
 	}
 	o.watch = newChangeWatch(dirs)
-	s.repo = o
+	s.repo, kept = o, true
 	return s.repo, nil
 }
 
@@ -139,6 +151,8 @@ func configStamp(cfg *config.Config) string {
 
 // searchIndex opens the search index of this worktree on first use.
 func (o *opened) searchIndex(ctx context.Context) (*index.Index, error) {
+	o.searchMu.Lock()
+	defer o.searchMu.Unlock()
 	if o.search != nil {
 		return o.search, nil
 	}
@@ -252,8 +266,13 @@ func (s *Service) Close() error {
 	return nil
 }
 
+// close releases the watch, the index and the repository's cat-file
+// process (a request still using them reopens the latter on demand).
 func (o *opened) close() error {
 	o.watch.close()
+	defer o.git.Close()
+	o.searchMu.Lock()
+	defer o.searchMu.Unlock()
 	if o.search != nil {
 		return o.search.Close()
 	}
@@ -274,6 +293,7 @@ func Settings(ctx context.Context, dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	defer repo.Close()
 	cfg, err := config.Load(ctx, repo, config.Options{})
 	if err != nil {
 		return "", err

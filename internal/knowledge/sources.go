@@ -43,10 +43,9 @@ func (o *opened) entryFiles() []index.Item {
 }
 
 func (o *opened) walkEntryFiles() []index.Item {
-	s := struct{ o *opened }{o}
 	var items []index.Item
-	for _, dir := range s.o.storeDirs() {
-		abs, err := s.o.root.Path(dir)
+	for _, dir := range o.storeDirs() {
+		abs, err := o.root.Path(dir)
 		if err != nil {
 			continue
 		}
@@ -60,12 +59,12 @@ func (o *opened) walkEntryFiles() []index.Item {
 				}
 				return nil
 			}
-			rel, err := filepath.Rel(s.o.root.Dir(), p)
+			rel, err := filepath.Rel(o.root.Dir(), p)
 			if err != nil {
 				return nil
 			}
 			rel = filepath.ToSlash(rel)
-			if !s.o.store.IsEntryPath(rel) {
+			if !o.store.IsEntryPath(rel) {
 				return nil
 			}
 			info, err := d.Info()

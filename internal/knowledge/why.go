@@ -16,6 +16,7 @@ import (
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 	"github.com/kontext-dev/kontext/internal/lazyregexp"
 	"github.com/kontext-dev/kontext/internal/mcp"
+	"github.com/kontext-dev/kontext/internal/textclip"
 )
 
 // whyHistory is how many recent commits touching a path are weighed.
@@ -151,7 +152,9 @@ func covering(entries []*store.Entry, rel string) []*store.Entry {
 	var out []*store.Entry
 	for _, e := range entries {
 		for _, p := range e.Paths {
-			if glob.Match(p, rel) || strings.HasPrefix(strings.TrimSuffix(p, "/**"), rel+"/") || strings.HasPrefix(rel, strings.TrimSuffix(strings.TrimSuffix(p, "/**"), "/")+"/") {
+			// The entry covers rel (glob.Match: a directory pattern covers
+			// its files), or rel is a directory holding what it governs.
+			if glob.Match(p, rel) || strings.HasPrefix(strings.TrimSuffix(p, "/**"), rel+"/") {
 				out = append(out, e)
 				break
 			}
@@ -164,9 +167,16 @@ func covering(entries []*store.Entry, rel string) []*store.Entry {
 // rankEntry orders knowledge: active decisions, then conventions,
 // learnings, incidents, then what is no longer active.
 func rankEntry(e *store.Entry) int {
-	r := map[string]int{"decision": 0, "convention": 1, "learning": 2, "incident": 3}[e.Kind]
-	if r == 0 && e.Kind != "decision" {
-		r = 4
+	r := 4
+	switch e.Kind {
+	case "decision":
+		r = 0
+	case "convention":
+		r = 1
+	case "learning":
+		r = 2
+	case "incident":
+		r = 3
 	}
 	if !e.IsActive() {
 		r += 10
@@ -313,7 +323,8 @@ func definitionRE(symbol string) *regexp.Regexp {
 
 // symbol finds where a symbol is defined and explains those lines.
 func (w *why) symbol(ctx context.Context, symbol string) (*mcp.ToolResult, error) {
-	out, err := w.o.git.Run(ctx, "grep", "-n", "-I", "-w", "--untracked", "-e", symbol, "--", ".")
+	// -F: a symbol is text, not a pattern ("." and "$" are in symbols).
+	out, err := w.o.git.Run(ctx, "grep", "-n", "-I", "-w", "-F", "--untracked", "-e", symbol, "--", ".")
 	if err != nil && len(out) == 0 {
 		return nil, fmt.Errorf("%q is not a path, a line, a commit, or a symbol that appears in the repository", symbol)
 	}
@@ -378,7 +389,7 @@ func oneParagraph(text string, max int) string {
 		if cut < max/2 {
 			cut = max
 		}
-		para = para[:cut] + "…"
+		para = textclip.Prefix(para, cut) + "…"
 	}
 	return para
 }

@@ -116,14 +116,13 @@ type flushingReader struct {
 func (f flushingReader) Read(p []byte) (int, error) {
 	s := f.s
 	s.wmu.Lock()
-	if len(s.wbuf) > 0 {
-		s.w.Write(s.wbuf)
-		s.wbuf = s.wbuf[:0]
-	}
+	s.flushLocked()
 	s.readerIdle = true
 	s.wmu.Unlock()
 	n, err := f.r.Read(p)
-	if n > 0 {
+	// Data that comes with an error (io.EOF included) is the last the read
+	// loop gets: it will not read again, so nothing may wait for that.
+	if n > 0 && err == nil {
 		s.wmu.Lock()
 		s.readerIdle = false
 		s.wmu.Unlock()
@@ -144,6 +143,16 @@ func (s *lineStream) ReadObject(v any) error {
 			}
 			return nil
 		}
+		if err := s.acceptNext(); err != nil {
+			return err
+		}
+	}
+}
+
+// acceptNext reads and accepts the next line, answering an oversized one
+// itself. At the end of the input it runs atEOF and returns io.EOF.
+func (s *lineStream) acceptNext() error {
+	for {
 		line, err := s.readLine()
 		if err != nil {
 			if errors.Is(err, errLineTooLong) {
@@ -162,6 +171,7 @@ func (s *lineStream) ReadObject(v any) error {
 			s.trace(false, line)
 		}
 		s.accept(line)
+		return nil
 	}
 }
 
@@ -221,24 +231,9 @@ func (s *lineStream) readInbound() (*inbound, error) {
 			return in, nil
 		}
 		s.mu.Unlock()
-		line, err := s.readLine()
-		if err != nil {
-			if errors.Is(err, errLineTooLong) {
-				s.writeError(nil, errcodes.InvalidRequest, map[string]any{
-					"reason":   "message larger than the limit",
-					"maxBytes": s.maxBytes,
-				})
-				continue
-			}
-			if s.atEOF != nil {
-				s.atEOF()
-			}
-			return nil, io.EOF
+		if err := s.acceptNext(); err != nil {
+			return nil, err
 		}
-		if s.trace != nil {
-			s.trace(false, line)
-		}
-		s.accept(line)
 	}
 }
 
@@ -420,7 +415,9 @@ func (s *lineStream) deliver(in *inbound) []byte {
 // response validates a response to one of our own requests. jsonrpc2 numbers
 // its requests from 0 upwards, so anything else cannot be ours.
 func (s *lineStream) response(m wireMessage) []byte {
-	if _, err := strconv.ParseUint(string(m.ID), 10, 64); err != nil {
+	// The server side (direct) sends no requests, and nothing would ever
+	// dequeue a canonical response there.
+	if _, err := strconv.ParseUint(string(m.ID), 10, 64); err != nil || s.direct {
 		s.logf("mcp: dropped a response with id %s that answers no request of ours", m.ID)
 		return nil
 	}
@@ -602,6 +599,14 @@ func (s *lineStream) writeLine(line []byte) error {
 	s.wbuf = append(append(s.wbuf, line...), '\n')
 	if !s.readerIdle && len(s.wbuf) < 256<<10 {
 		return nil // written when the read loop next reads
+	}
+	return s.flushLocked()
+}
+
+// flushLocked writes the held lines; s.wmu is held.
+func (s *lineStream) flushLocked() error {
+	if len(s.wbuf) == 0 {
+		return nil
 	}
 	_, err := s.w.Write(s.wbuf)
 	s.wbuf = s.wbuf[:0]

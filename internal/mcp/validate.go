@@ -93,17 +93,3 @@ func pointer(tokens []string) string {
 	}
 	return b.String()
 }
-
-// ViolationsText describes a validation error one line per cause, for
-// diagnostics outside the protocol (the spec generator).
-func ViolationsText(err error) []string {
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return []string{err.Error()}
-	}
-	var out []string
-	for _, v := range violationsOf(ve) {
-		out = append(out, fmt.Sprintf("at %q: %s", v.Path, v.Message))
-	}
-	return out
-}

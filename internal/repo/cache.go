@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kontext-dev/kontext/internal/knowledge/atomicfile"
+	"github.com/kontext-dev/kontext/internal/atomicfile"
 	"github.com/kontext-dev/kontext/internal/repo/analyze"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )

@@ -37,17 +37,56 @@ func (b *emptyBits) pop() bool {
 	return v
 }
 
-// hasSlices caches, by type, whether a value of the type holds a slice
-// anywhere (a walk skips the ones that do not).
+// A walk follows a plan made once per type: for each type, whether a
+// value of it holds a slice anywhere, and where — the exported fields of a
+// struct that do, the element of a pointer, array or slice. Values of
+// types without slices are skipped, and no field is looked up by
+// reflection per value: a warm start walks every file of the graph.
+type slicePlan struct {
+	has    bool
+	elem   *slicePlan // pointer, array, slice
+	fields []fieldPlan
+}
+
+type fieldPlan struct {
+	index int
+	plan  *slicePlan
+}
+
 var (
-	hasSlicesMu sync.Mutex
-	hasSlices   = map[reflect.Type]bool{}
+	plansMu   sync.Mutex
+	plans     = map[reflect.Type]*slicePlan{}
+	hasSlices = map[reflect.Type]bool{}
 )
 
-func typeHasSlices(t reflect.Type) bool {
-	hasSlicesMu.Lock()
-	defer hasSlicesMu.Unlock()
-	return typeHasSlicesLocked(t)
+func planOf(t reflect.Type) *slicePlan {
+	plansMu.Lock()
+	defer plansMu.Unlock()
+	return planLocked(t)
+}
+
+func planLocked(t reflect.Type) *slicePlan {
+	if p, ok := plans[t]; ok {
+		return p
+	}
+	p := &slicePlan{has: typeHasSlicesLocked(t)}
+	plans[t] = p // a recursive type finds its own plan
+	if !p.has {
+		return p
+	}
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Array, reflect.Slice:
+		p.elem = planLocked(t.Elem())
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if f := t.Field(i); f.IsExported() {
+				if fp := planLocked(f.Type); fp.has {
+					p.fields = append(p.fields, fieldPlan{i, fp})
+				}
+			}
+		}
+	}
+	return p
 }
 
 func typeHasSlicesLocked(t reflect.Type) bool {
@@ -74,30 +113,31 @@ func typeHasSlicesLocked(t reflect.Type) bool {
 }
 
 func walkSlices(v reflect.Value, visit func(reflect.Value)) {
-	if !typeHasSlices(v.Type()) {
+	walkPlan(v, planOf(v.Type()), visit)
+}
+
+func walkPlan(v reflect.Value, p *slicePlan, visit func(reflect.Value)) {
+	if !p.has {
 		return
 	}
 	switch v.Kind() {
 	case reflect.Pointer:
 		if !v.IsNil() {
-			walkSlices(v.Elem(), visit)
+			walkPlan(v.Elem(), p.elem, visit)
 		}
 	case reflect.Struct:
-		t := v.Type()
-		for i := 0; i < v.NumField(); i++ {
-			if t.Field(i).IsExported() {
-				walkSlices(v.Field(i), visit)
-			}
+		for _, f := range p.fields {
+			walkPlan(v.Field(f.index), f.plan, visit)
 		}
 	case reflect.Array:
 		for i := 0; i < v.Len(); i++ {
-			walkSlices(v.Index(i), visit)
+			walkPlan(v.Index(i), p.elem, visit)
 		}
 	case reflect.Slice:
 		visit(v)
-		if typeHasSlices(v.Type().Elem()) {
+		if p.elem.has {
 			for i := 0; i < v.Len(); i++ {
-				walkSlices(v.Index(i), visit)
+				walkPlan(v.Index(i), p.elem, visit)
 			}
 		}
 	}

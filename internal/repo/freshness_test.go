@@ -2,10 +2,12 @@ package repo
 
 import (
 	"context"
-
-	"github.com/google/go-cmp/cmp"
+	"os"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
@@ -247,6 +249,45 @@ func TestSweepIsThrottled(t *testing.T) {
 	}
 }
 
+// TestSweepSettlesAfterGitChangesNothing: in sweep mode, git's files
+// rewritten without moving HEAD (HEAD touched, a ref written just before
+// the analysis read it) are checked once, not at every sweep after: each
+// check asks git for HEAD.
+func TestSweepSettlesAfterGitChangesNothing(t *testing.T) {
+	f := newRepo(t, layeredApp)
+	opts := testOptions(t)
+	opts.Detect, opts.SweepInterval = DetectSweep, -1
+	e := newEngine(t, opts)
+	snap := snapshot(t, e, f.dir)
+	rs, _ := e.rootState(f.dir)
+	sw := rs.det.(*sweeper)
+	settled := func(what string) {
+		t.Helper()
+		// What the commit just before the analysis left racy settles once
+		// its files are older than racyWindow.
+		time.Sleep(2 * racyWindow)
+		for range 2 {
+			if again := snapshot(t, e, f.dir); again != snap {
+				t.Fatalf("%s: a new snapshot although nothing changed", what)
+			}
+		}
+		sw.sync(context.Background())
+		if sw.pending() {
+			t.Fatalf("%s: the sweep still reports %+v at every call", what, sw.take())
+		}
+	}
+	settled("after the first analysis")
+	now := time.Now()
+	if err := os.Chtimes(f.path(".git/HEAD"), now, now); err != nil {
+		t.Fatal(err)
+	}
+	settled("after HEAD was touched")
+	f.commit("moves HEAD")
+	if next := snapshot(t, e, f.dir); next == snap || next.Graph.Head == snap.Graph.Head {
+		t.Fatal("the sweep missed a commit")
+	}
+}
+
 // TestEditsDuringAnalysisAreSeen: a file changed while the first analysis
 // runs (after its directory is watched, before the call returns) is in the
 // next answer.
@@ -272,5 +313,4 @@ func TestEditsDuringAnalysisAreSeen(t *testing.T) {
 		t.Fatal("an edit made during the analysis is not seen by the next call")
 	}
 	sameAsScratch(t, next, opts, "edit during analysis")
-	_ = context.Background
 }

@@ -68,12 +68,18 @@ func (s *sweeper) sync(ctx context.Context) {
 		}
 	}
 	for p, fp := range s.meta {
-		now, _ := metaFingerprint(p, began)
+		now, mt := metaFingerprint(p, began)
 		if now != fp || fp.Racy {
 			s.ch.head = true
 			if filepath.Base(p) == "index" || filepath.Base(p) == "exclude" {
 				s.ch.relist = true
 			}
+			// The update these flags call for reads git after this sweep,
+			// so this fingerprint is the one to compare with from now on.
+			// Kept, a change that moves nothing (HEAD rewritten as it was,
+			// packed-refs repacked) makes no new analysis to retake it, and
+			// would be reported, and git asked, at every sweep after.
+			s.meta[p] = racyAfter(now, mt, began)
 		}
 	}
 	s.last = time.Now()

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
@@ -22,7 +23,7 @@ import (
 // bootstrapCommands are the steps of the knowledge bootstrap, each a
 // command: init runs scan → history → render → hooks.
 func bootstrapCommands() []*cli.Command {
-	rootFlag := &cli.StringFlag{Name: "root", Usage: "repository root (default $KONTEXT_ROOT, else the working directory)"}
+	rootFlag := newRootFlag()
 	return []*cli.Command{
 		{
 			Name:  "init",
@@ -110,29 +111,34 @@ func bootstrapCommands() []*cli.Command {
 }
 
 // openPipeline opens the bootstrap of the repository the flags name, with
-// progress on a terminal.
-func openPipeline(ctx context.Context, c *cli.Context, engine *repo.Engine) (*bootstrap.Pipeline, error) {
+// progress on a terminal. The caller closes p.Git.
+func openPipeline(ctx context.Context, c *cli.Context, engine *repo.Engine) (p *bootstrap.Pipeline, err error) {
 	choice, err := fsroot.Choose(c.String("root"), os.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	repo, err := git.Open(ctx, choice.Dir)
+	gitRepo, err := git.Open(ctx, choice.Dir)
 	if err != nil {
 		return nil, err
 	}
-	root, err := fsroot.Open(repo.Dir)
+	defer func() {
+		if err != nil {
+			gitRepo.Close()
+		}
+	}()
+	root, err := fsroot.Open(gitRepo.Dir)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := config.Load(ctx, repo, config.Options{})
+	cfg, err := config.Load(ctx, gitRepo, config.Options{})
 	if err != nil {
 		return nil, err
 	}
-	state, err := local.Open(ctx, repo, cfg)
+	state, err := local.Open(ctx, gitRepo, cfg)
 	if err != nil {
 		return nil, err
 	}
-	p := bootstrap.NewPipeline(root, state, engine)
+	p = bootstrap.NewPipeline(root, state, engine)
 	if f, ok := c.App.ErrWriter.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		p.Progress = func(step string, n, of int, detail string, took time.Duration) {
 			fmt.Fprintf(f, "[%d/%d] %s: %s (%s)\n", n, of, step, detail, took.Round(time.Millisecond))
@@ -149,6 +155,9 @@ func pipelineAction(run func(ctx context.Context, c *cli.Context, p *bootstrap.P
 			if err != nil {
 				return err
 			}
+			// The git cat-file process BranchWithStore (init) reads
+			// objects through ends with the command.
+			defer p.Git.Close()
 			return run(ctx, c, p)
 		})
 	}
@@ -165,12 +174,12 @@ func printWritten(w io.Writer, written []string) {
 	}
 }
 
+// oneLine puts s on one line, cut to max characters (not bytes: a cut
+// never splits a UTF-8 sequence) and "…".
 func oneLine(s string, max int) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > max {
-		s = s[:max] + "…"
+	if utf8.RuneCountInString(s) > max {
+		s = string([]rune(s)[:max]) + "…"
 	}
 	return s
 }
-
-var _ = context.Background

@@ -99,8 +99,9 @@ func TestAdvertisedIsValidated(t *testing.T) {
 }
 
 // TestToolSnapshots compares each tool's advertised definition with
-// testdata/tools/<tool>.json byte for byte; -update rewrites them; a missing
-// snapshot fails.
+// testdata/tools/<tool>.json byte for byte; -update rewrites them (and
+// removes those of tools that are gone); a missing or orphaned snapshot
+// fails.
 func TestToolSnapshots(t *testing.T) {
 	_, result := serve(t)
 	var list struct {
@@ -109,6 +110,7 @@ func TestToolSnapshots(t *testing.T) {
 	if err := json.Unmarshal(result, &list); err != nil {
 		t.Fatal(err)
 	}
+	served := map[string]bool{}
 	for _, raw := range list.Tools {
 		var named struct {
 			Name string `json:"name"`
@@ -118,6 +120,7 @@ func TestToolSnapshots(t *testing.T) {
 		json.Indent(&pretty, raw, "", "  ")
 		pretty.WriteByte('\n')
 		file := filepath.Join("testdata", "tools", named.Name+".json")
+		served[file] = true
 		if *update {
 			os.MkdirAll(filepath.Dir(file), 0o755)
 			if err := os.WriteFile(file, pretty.Bytes(), 0o644); err != nil {
@@ -133,6 +136,22 @@ func TestToolSnapshots(t *testing.T) {
 		if !bytes.Equal(want, pretty.Bytes()) {
 			t.Errorf("%s: the advertised definition changed (rerun with -update if intended)\nwant:\n%s\ngot:\n%s", named.Name, want, pretty.Bytes())
 		}
+	}
+	files, err := filepath.Glob(filepath.Join("testdata", "tools", "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range files {
+		if served[file] {
+			continue
+		}
+		if *update {
+			if err := os.Remove(file); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		t.Errorf("%s: a snapshot of no served tool (rerun with -update to remove it)", file)
 	}
 }
 

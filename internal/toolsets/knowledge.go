@@ -52,7 +52,7 @@ func settingsCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "settings",
 		Usage: "print the effective knowledge configuration and where each value comes from",
-		Flags: []cli.Flag{&cli.StringFlag{Name: "root", Usage: "repository root (default $KONTEXT_ROOT, else the working directory)"}},
+		Flags: []cli.Flag{newRootFlag()},
 		Action: func(c *cli.Context) error {
 			text, err := knowledge.Settings(c.Context, c.String("root"))
 			if err != nil {
@@ -67,7 +67,7 @@ func settingsCommand() *cli.Command {
 // hooksCommand installs, removes and inspects the git hooks, and is what
 // the hooks call (kontext hooks run <hook>).
 func hooksCommand() *cli.Command {
-	rootFlag := &cli.StringFlag{Name: "root", Usage: "repository root (default $KONTEXT_ROOT, else the working directory)"}
+	rootFlag := newRootFlag()
 	withRepo := func(c *cli.Context, f func(context.Context, *git.Repo) error) error {
 		choice, err := fsroot.Choose(c.String("root"), os.Getenv)
 		if err != nil {
@@ -165,7 +165,7 @@ func checkCommand() *cli.Command {
 		Name:  "check",
 		Usage: "validate the knowledge store and scan it for secrets (exit status 1 on errors)",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "root", Usage: "repository root (default $KONTEXT_ROOT, else the working directory)"},
+			newRootFlag(),
 			&cli.BoolFlag{Name: "staged", Usage: "check the staged knowledge, as the pre-commit hook does"},
 		},
 		Action: func(c *cli.Context) error {
@@ -186,7 +186,7 @@ func statusCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "status",
 		Usage: "the store, the inbox, stale decisions, problems, the hooks and the bootstrap, on one screen",
-		Flags: []cli.Flag{&cli.StringFlag{Name: "root", Usage: "repository root (default $KONTEXT_ROOT, else the working directory)"}},
+		Flags: []cli.Flag{newRootFlag()},
 		Action: func(c *cli.Context) error {
 			text, err := knowledge.Status(c.Context, c.String("root"))
 			if err != nil {

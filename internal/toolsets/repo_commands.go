@@ -22,7 +22,7 @@ import (
 // tools, with its persistent cache (a second run checks fingerprints
 // instead of re-reading the tree) and its progress line on a terminal.
 func repoCommands() []*cli.Command {
-	rootFlag := &cli.StringFlag{Name: "root", Usage: "repository root (default $KONTEXT_ROOT, else $AGENT_CONTEXT_ROOT, else the working directory)"}
+	rootFlag := newRootFlag()
 	jsonFlag := &cli.BoolFlag{Name: "json", Usage: "print JSON instead of text"}
 	return []*cli.Command{
 		{

@@ -2,10 +2,20 @@
 // lands here when it is complete: a tool that is advertised works fully.
 package toolsets
 
-import "github.com/kontext-dev/kontext/internal/cli"
+import (
+	"github.com/urfave/cli/v2"
+
+	kcli "github.com/kontext-dev/kontext/internal/cli"
+)
 
 // Shipped returns the toolsets `kontext mcp` serves, in the order they are
 // listed.
-func Shipped() []cli.ToolsetFactory {
-	return []cli.ToolsetFactory{Knowledge(), Repo()}
+func Shipped() []kcli.ToolsetFactory {
+	return []kcli.ToolsetFactory{Knowledge(), Repo()}
+}
+
+// newRootFlag is the --root flag of the toolsets' commands: the repository
+// is chosen as fsroot.Choose (and kontext mcp) chooses it.
+func newRootFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "root", Usage: "repository root (default $KONTEXT_ROOT, else $AGENT_CONTEXT_ROOT, else the working directory)"}
 }

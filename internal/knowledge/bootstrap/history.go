@@ -11,6 +11,7 @@ import (
 	"github.com/kontext-dev/kontext/internal/knowledge/config"
 	"github.com/kontext-dev/kontext/internal/knowledge/wording"
 	"github.com/kontext-dev/kontext/internal/lazyregexp"
+	"github.com/kontext-dev/kontext/internal/textclip"
 )
 
 // History is the part of the repository's history that explains decisions:
@@ -190,20 +191,12 @@ func majorityModule(scan *Scan, files []git.FileChange) string {
 		counts[moduleOf(scan, f.Path)]++
 	}
 	best, bestN := ".", -1
-	for _, m := range sortedKeys(boolSet(counts)) {
+	for _, m := range sortedKeys(counts) {
 		if counts[m] > bestN {
 			best, bestN = m, counts[m]
 		}
 	}
 	return best
-}
-
-func boolSet(m map[string]int) map[string]bool {
-	out := map[string]bool{}
-	for k := range m {
-		out[k] = true
-	}
-	return out
 }
 
 // moduleOf is the deepest module containing p.
@@ -226,7 +219,7 @@ func cluster(scan *Scan, cands []Candidate, mods []string, max int) []Cluster {
 		groups[mods[i]] = append(groups[mods[i]], c)
 	}
 	// Merge small groups upward, deepest first.
-	ids := sortedKeys(boolSet(lens(groups)))
+	ids := sortedKeys(groups)
 	sort.SliceStable(ids, func(i, j int) bool { return strings.Count(ids[i], "/") > strings.Count(ids[j], "/") })
 	for _, id := range ids {
 		if id == "." || len(groups[id]) >= clusterMin {
@@ -237,7 +230,7 @@ func cluster(scan *Scan, cands []Candidate, mods []string, max int) []Cluster {
 		delete(groups, id)
 	}
 	var out []Cluster
-	for _, id := range sortedKeys(boolSet(lens(groups))) {
+	for _, id := range sortedKeys(groups) {
 		list := groups[id]
 		sort.SliceStable(list, func(i, j int) bool {
 			return list[i].Date > list[j].Date || list[i].Date == list[j].Date && list[i].SHA < list[j].SHA
@@ -259,14 +252,6 @@ func cluster(scan *Scan, cands []Candidate, mods []string, max int) []Cluster {
 	})
 	if max > 0 && len(out) > max {
 		out = out[:max]
-	}
-	return out
-}
-
-func lens(m map[string][]Candidate) map[string]int {
-	out := map[string]int{}
-	for k, v := range m {
-		out[k] = len(v)
 	}
 	return out
 }
@@ -298,5 +283,5 @@ func clip(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
-	return s[:max] + "…"
+	return textclip.Prefix(s, max) + "…"
 }

@@ -1,6 +1,7 @@
 package bootstrap
 
 import (
+	"fmt"
 	"path"
 	"strings"
 
@@ -54,8 +55,5 @@ func (p DocProgress) String() string {
 	if p.Rendered == 0 || p.Deepened >= p.Rendered {
 		return ""
 	}
-	return strings.Join([]string{
-		itoa(p.Deepened), " of ", itoa(p.Rendered),
-		" architecture docs deepened; ctx_init gives the next tasks",
-	}, "")
+	return fmt.Sprintf("%d of %d architecture docs deepened; ctx_init gives the next tasks", p.Deepened, p.Rendered)
 }

@@ -9,10 +9,11 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kontext-dev/kontext/internal/atomicfile"
 	"github.com/kontext-dev/kontext/internal/fsroot"
-	"github.com/kontext-dev/kontext/internal/knowledge/atomicfile"
 	"github.com/kontext-dev/kontext/internal/knowledge/config"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
+	"github.com/kontext-dev/kontext/internal/textclip"
 )
 
 // The markers of the generated facts in overview and module docs: render
@@ -195,9 +196,9 @@ func TopModules(scan *Scan, max int) []Module {
 func overviewDoc(scan *Scan, hist *History, storeDir string) string {
 	var b strings.Builder
 	title := scan.Project + " — architecture overview"
-	fmt.Fprintf(&b, "---\nid: overview\nkind: architecture\ntitle: %s\n", yamlScalar(title))
+	fmt.Fprintf(&b, "---\nid: overview\nkind: architecture\ntitle: %s\n", store.YAMLScalar(title))
 	if scan.Description != "" {
-		fmt.Fprintf(&b, "summary: %s\n", yamlScalar(oneLine(scan.Description, 200)))
+		fmt.Fprintf(&b, "summary: %s\n", store.YAMLScalar(oneLine(scan.Description, 200)))
 	}
 	fmt.Fprintf(&b, "---\n\n# %s\n\n## Purpose\n\n%s\n\n", title, purposePlaceholder)
 	b.WriteString(overviewFacts(scan, hist))
@@ -286,11 +287,11 @@ func overviewFacts(scan *Scan, hist *History) string {
 
 func moduleDoc(scan *Scan, m Module) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "---\nid: %s\nkind: architecture\ntitle: %s\n", ModuleSlug(m.ID), yamlScalar(m.Name))
+	fmt.Fprintf(&b, "---\nid: %s\nkind: architecture\ntitle: %s\n", ModuleSlug(m.ID), store.YAMLScalar(m.Name))
 	if m.Description != "" {
-		fmt.Fprintf(&b, "summary: %s\n", yamlScalar(oneLine(m.Description, 200)))
+		fmt.Fprintf(&b, "summary: %s\n", store.YAMLScalar(oneLine(m.Description, 200)))
 	}
-	fmt.Fprintf(&b, "paths:\n  - %s\nmodule: %s\n---\n\n# %s\n\n## Overview\n\n%s\n\n", yamlScalar(m.ID+"/**"), yamlScalar(m.ID), m.Name, overviewPlaceholder)
+	fmt.Fprintf(&b, "paths:\n  - %s\nmodule: %s\n---\n\n# %s\n\n## Overview\n\n%s\n\n", store.YAMLListItem(m.ID+"/**"), store.YAMLScalar(m.ID), m.Name, overviewPlaceholder)
 	b.WriteString(moduleFacts(scan, m))
 	return b.String()
 }
@@ -369,7 +370,7 @@ func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 func oneLine(s string, max int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > max {
-		s = s[:max] + "…"
+		s = textclip.Prefix(s, max) + "…"
 	}
 	return s
 }
@@ -379,13 +380,6 @@ func quote(s string) string {
 }
 
 // yamlScalar writes a value that YAML reads back as the same string.
-func yamlScalar(s string) string {
-	if s == "" || strings.ContainsAny(s, ":#{}[]&*!|>'\"%@`,") || strings.TrimSpace(s) != s {
-		return quote(s)
-	}
-	return s
-}
-
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one

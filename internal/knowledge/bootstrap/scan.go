@@ -10,8 +10,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
 	"path"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/kontext-dev/kontext/internal/fsroot"
@@ -273,7 +276,7 @@ func modules(g *model.Graph) []Module {
 		if len(d.Evidence) > 0 {
 			via = d.Evidence[0].File
 			if d.Evidence[0].Line > 0 {
-				via += ":" + itoa(d.Evidence[0].Line)
+				via += ":" + strconv.Itoa(d.Evidence[0].Line)
 			}
 		}
 		edges[d.From] = append(edges[d.From], Edge{To: d.To, Kind: string(d.Kind), Via: via})
@@ -319,7 +322,7 @@ func modules(g *model.Graph) []Module {
 		if len(bm.Symbols) > 40 {
 			bm.Symbols = bm.Symbols[:40]
 		}
-		for _, a := range sortedKeys(areaFilesSet(areaFiles)) {
+		for _, a := range sortedKeys(areaFiles) {
 			bm.Areas = append(bm.Areas, Area{Path: a, Files: areaFiles[a]})
 		}
 		bm.KeyFiles = keyFiles(m, files)
@@ -327,14 +330,6 @@ func modules(g *model.Graph) []Module {
 		out = append(out, bm)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
-}
-
-func areaFilesSet(m map[string]int) map[string]bool {
-	out := map[string]bool{}
-	for k := range m {
-		out[k] = true
-	}
 	return out
 }
 
@@ -478,13 +473,8 @@ func commands(root *fsroot.Root, g *model.Graph) []Command {
 	return out
 }
 
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
 }
 
 func dedupe(sorted []string) []string {
@@ -495,17 +485,4 @@ func dedupe(sorted []string) []string {
 		}
 	}
 	return out
-}
-
-func itoa(n int) string {
-	const digits = "0123456789"
-	if n == 0 {
-		return "0"
-	}
-	var b []byte
-	for n > 0 {
-		b = append([]byte{digits[n%10]}, b...)
-		n /= 10
-	}
-	return string(b)
 }

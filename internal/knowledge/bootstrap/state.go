@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kontext-dev/kontext/internal/atomicfile"
 	"github.com/kontext-dev/kontext/internal/git"
-	"github.com/kontext-dev/kontext/internal/knowledge/atomicfile"
 )
 
 // Cache keeps the history of one worktree under the local state (<git

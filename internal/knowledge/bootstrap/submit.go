@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -147,9 +148,10 @@ func (p *Pipeline) submitDecisions(ctx context.Context, sub Submission) (*Submit
 	res := &Submitted{}
 	// Resubmitting replaces this task's own earlier entries, nothing else.
 	entries, _ := p.Store.Load()
-	known := p.hasCluster(ctx, strings.TrimPrefix(sub.TaskID, "dec:"))
-	for _, e := range entries {
-		known = known || e.Get(keyInitTask) == sub.TaskID
+	known := slices.ContainsFunc(entries, func(e *store.Entry) bool { return e.Get(keyInitTask) == sub.TaskID })
+	if !known {
+		// Only now the scan and the history: a resubmission needs neither.
+		known = p.hasCluster(ctx, strings.TrimPrefix(sub.TaskID, "dec:"))
 	}
 	if !known {
 		return nil, fmt.Errorf("no task %s: the decision tasks are the history clusters ctx_init lists", sub.TaskID)

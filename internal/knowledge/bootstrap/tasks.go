@@ -9,6 +9,7 @@ import (
 
 	"github.com/kontext-dev/kontext/internal/knowledge/secrets"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
+	"github.com/kontext-dev/kontext/internal/textclip"
 )
 
 // Task is one piece of bootstrap work for an agent.
@@ -267,7 +268,7 @@ func (p *Pipeline) excerpt(rel string, max int) string {
 		if cut < max/2 {
 			cut = max
 		}
-		text = text[:cut] + "\n… (truncated)"
+		text = textclip.Prefix(text, cut) + "\n… (truncated)"
 	}
 	return strings.TrimRight(text, "\n")
 }

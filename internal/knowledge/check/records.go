@@ -6,7 +6,7 @@ import (
 	"os"
 	"sync"
 
-	"github.com/kontext-dev/kontext/internal/knowledge/atomicfile"
+	"github.com/kontext-dev/kontext/internal/atomicfile"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 )
 

@@ -20,6 +20,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/kontext-dev/kontext/internal/git"
+	"github.com/kontext-dev/kontext/internal/lazyregexp"
 )
 
 // Config is the effective configuration.
@@ -502,10 +503,13 @@ func (s Source) location() string {
 	return s.File
 }
 
+// lastKey finds the key a TOML decoding error names.
+var lastKey = lazyregexp.New(`last key "([^"]+)"`)
+
 // blame turns a decoding error into one that names the file of the value.
 func (c *Config) blame(err error) error {
 	msg := err.Error()
-	if m := regexp.MustCompile(`last key "([^"]+)"`).FindStringSubmatch(msg); m != nil {
+	if m := lastKey.FindStringSubmatch(msg); m != nil {
 		if src, ok := c.sources[m[1]]; ok {
 			return fmt.Errorf("config: %s: %s: %s", src.location(), m[1], strings.TrimPrefix(msg[strings.Index(msg, "):")+2:], " "))
 		}

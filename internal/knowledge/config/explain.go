@@ -3,21 +3,27 @@ package config
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/kontext-dev/kontext/internal/lazyregexp"
 )
 
-var defaultOrder = func() map[string]int {
+// defaultOrder ranks the dotted keys as defaultsTOML lists them. It is
+// worked out on first use (Explain): decoding the defaults at package
+// initialisation would cost every run of the binary, each git hook among
+// them.
+var defaultOrder = sync.OnceValue(func() map[string]int {
 	order := map[string]int{}
 	for i, k := range defaultsLayer().order {
 		order[k] = i
 	}
 	return order
-}()
+})
 
 // Explain renders the effective configuration as TOML, each value followed
 // by a comment naming the layer (and file:line) that set it, after a header
@@ -98,8 +104,9 @@ func sortedKeys(t map[string]any, prefix string) []string {
 	for k := range t {
 		keys = append(keys, k)
 	}
+	order := defaultOrder()
 	rank := func(k string) int {
-		if r, ok := defaultOrder[join(prefix, k)]; ok {
+		if r, ok := order[join(prefix, k)]; ok {
 			return r
 		}
 		return math.MaxInt
@@ -114,7 +121,7 @@ func sortedKeys(t map[string]any, prefix string) []string {
 	return keys
 }
 
-var bareKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+var bareKey = lazyregexp.New(`^[A-Za-z0-9_-]+$`)
 
 func quoteKey(k string) string {
 	if bareKey.MatchString(k) {

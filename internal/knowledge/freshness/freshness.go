@@ -18,8 +18,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kontext-dev/kontext/internal/atomicfile"
 	"github.com/kontext-dev/kontext/internal/git"
-	"github.com/kontext-dev/kontext/internal/knowledge/atomicfile"
 	"github.com/kontext-dev/kontext/internal/knowledge/glob"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 )
@@ -261,7 +261,7 @@ func compute(ctx context.Context, repo *git.Repo, head string, decisions []*stor
 			if _, done := touching[p]; done {
 				continue
 			}
-			match := matcher(p)
+			match := glob.Matcher(p)
 			hit := make([]bool, len(files))
 			for i, f := range files {
 				hit[i] = match(f)
@@ -324,25 +324,4 @@ func containsInt(list []int, v int) bool {
 		}
 	}
 	return false
-}
-
-// matcher is glob.Match for one pattern, with a plain string test for the
-// common shapes (`src/api`, `src/api/`, `src/api/**`, anchored by their
-// slash) that need no regular expression.
-func matcher(pattern string) func(string) bool {
-	p := strings.TrimPrefix(strings.TrimSpace(pattern), "./")
-	anchored := strings.HasPrefix(p, "/")
-	p = strings.TrimSuffix(strings.TrimPrefix(p, "/"), "/")
-	literal := func(s string) bool { return s != "" && !strings.ContainsAny(s, "*?[]{}\\") }
-	if anchored || strings.Contains(p, "/") {
-		if dir, ok := strings.CutSuffix(p, "/**"); ok && literal(dir) {
-			prefix := dir + "/"
-			return func(f string) bool { return strings.HasPrefix(f, prefix) }
-		}
-		if literal(p) {
-			prefix := p + "/"
-			return func(f string) bool { return f == p || strings.HasPrefix(f, prefix) }
-		}
-	}
-	return func(f string) bool { return glob.Match(pattern, f) }
 }

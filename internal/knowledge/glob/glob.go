@@ -1,5 +1,6 @@
 // Package glob matches repository paths against the patterns knowledge
-// entries and configuration use (an entry's `paths`, `sources.include`), with
+// entries use (an entry's `paths`, which the repo engine's decisions read
+// too), with
 // git's conventions: a pattern without a slash matches at any depth, a
 // leading slash anchors it at the root, `**` crosses directories, `{a,b}`
 // lists alternatives, and a pattern that names a directory covers what is
@@ -12,7 +13,7 @@ import (
 	"sync"
 )
 
-var cache sync.Map // pattern → *regexp.Regexp (nil when the pattern is unusable)
+var cache sync.Map // pattern → func(string) bool
 
 // Match reports whether path (relative to the repository root, with
 // slashes) is matched by pattern.
@@ -22,8 +23,56 @@ func Match(pattern, path string) bool {
 	if pattern == "" || path == "" {
 		return false
 	}
-	re := compile(pattern)
-	return re != nil && re.MatchString(path)
+	return matcher(pattern)(path)
+}
+
+// Matcher is Match for one pattern, for testing many paths against it.
+func Matcher(pattern string) func(path string) bool {
+	pattern = strings.TrimSpace(pattern)
+	if pattern == "" {
+		return func(string) bool { return false }
+	}
+	m := matcher(pattern)
+	return func(path string) bool {
+		path = strings.TrimPrefix(path, "./")
+		return path != "" && m(path)
+	}
+}
+
+// matcher returns the test for a trimmed pattern, cached. The common
+// shapes (`src/api`, `src/api/`, `src/api/**`, anchored by their slash)
+// are a plain prefix test, without a regular expression: freshness and
+// kontext check test every entry's paths against every tracked file.
+func matcher(pattern string) func(string) bool {
+	if v, ok := cache.Load(pattern); ok {
+		return v.(func(string) bool)
+	}
+	m := prefixMatcher(pattern)
+	if m == nil {
+		re := compile(pattern)
+		m = func(path string) bool { return re != nil && re.MatchString(path) }
+	}
+	cache.Store(pattern, m)
+	return m
+}
+
+func prefixMatcher(pattern string) func(string) bool {
+	p := strings.TrimPrefix(pattern, "./")
+	anchored := strings.HasPrefix(p, "/")
+	p = strings.TrimSuffix(strings.TrimPrefix(p, "/"), "/")
+	literal := func(s string) bool { return s != "" && !strings.ContainsAny(s, "*?[]{}\\") }
+	if !anchored && !strings.Contains(p, "/") {
+		return nil
+	}
+	if dir, ok := strings.CutSuffix(p, "/**"); ok && literal(dir) {
+		prefix := dir + "/"
+		return func(f string) bool { return strings.HasPrefix(f, prefix) }
+	}
+	if literal(p) {
+		prefix := p + "/"
+		return func(f string) bool { return f == p || strings.HasPrefix(f, prefix) }
+	}
+	return nil
 }
 
 // MatchAny reports whether any pattern matches path.
@@ -36,16 +85,12 @@ func MatchAny(patterns []string, path string) bool {
 	return false
 }
 
+// compile returns the pattern's regular expression (nil when unusable).
 func compile(pattern string) *regexp.Regexp {
-	if v, ok := cache.Load(pattern); ok {
-		re, _ := v.(*regexp.Regexp)
-		return re
-	}
 	re, err := regexp.Compile(translate(pattern))
 	if err != nil {
-		re = nil
+		return nil
 	}
-	cache.Store(pattern, re)
 	return re
 }
 

@@ -48,3 +48,16 @@ func TestMatchAny(t *testing.T) {
 		t.Fatal("MatchAny")
 	}
 }
+
+func TestPrefixPathsAgreeWithTheRegexp(t *testing.T) {
+	patterns := []string{"src/api", "src/api/", "src/api/**", "/src/api", "/src/api/**", "./src/api/**", "api", "api/**", "*.go", "src/*/x.go", "src/{api,web}/**", "**/README.md", "src/a[pb]i/**", "**"}
+	files := []string{"src/api", "src/api/a.go", "src/api/v1/b.go", "src/apix/a.go", "lib/api/a.go", "api/x.go", "src/web/app.js", "README.md", "docs/README.md", "src/abi/c.go", "src/q/x.go"}
+	for _, p := range patterns {
+		m, re := Matcher(p), compile(p)
+		for _, f := range files {
+			if got, want := m(f), re != nil && re.MatchString(f); got != want {
+				t.Errorf("Matcher(%q)(%q) = %v, the regexp says %v", p, f, got, want)
+			}
+		}
+	}
+}

@@ -30,9 +30,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kontext-dev/kontext/internal/atomicfile"
 	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/git"
-	"github.com/kontext-dev/kontext/internal/knowledge/atomicfile"
 	"github.com/kontext-dev/kontext/internal/knowledge/check"
 	"github.com/kontext-dev/kontext/internal/knowledge/config"
 	"github.com/kontext-dev/kontext/internal/knowledge/glob"

@@ -21,8 +21,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/kontext-dev/kontext/internal/atomicfile"
 	"github.com/kontext-dev/kontext/internal/git"
-	"github.com/kontext-dev/kontext/internal/knowledge/atomicfile"
 )
 
 // Names are the hooks kontext installs, in the order git runs them.

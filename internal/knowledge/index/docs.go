@@ -17,6 +17,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/kontext-dev/kontext/internal/git"
+	"github.com/kontext-dev/kontext/internal/knowledge/secrets"
 )
 
 // The defaults of sources.include, sources.exclude and sources.max_bytes.
@@ -42,8 +43,8 @@ type DocsOptions struct {
 	ExcludeDirs []string
 	// MaxBytes is sources.max_bytes; 0 means DefaultMaxBytes.
 	MaxBytes int64
-	// IsSecret reports a file that must never be read. nil uses a small
-	// built-in list; the tool layer passes secrets.IsSecretFile.
+	// IsSecret reports a file that must never be read; nil means
+	// secrets.IsSecretFile.
 	IsSecret func(path string) bool
 	// Source is Doc.Source; "" means "local".
 	Source string
@@ -88,7 +89,7 @@ func NewDocsSource(repo *git.Repo, opts DocsOptions) (*DocsSource, error) {
 		opts.MaxBytes = DefaultMaxBytes
 	}
 	if opts.IsSecret == nil {
-		opts.IsSecret = isSecretFile
+		opts.IsSecret = secrets.IsSecretFile
 	}
 	if opts.Source == "" {
 		opts.Source = "local"
@@ -275,27 +276,4 @@ func (s *DocsSource) Load(ctx context.Context, items []Item, emit func(Item, []D
 		}
 	}
 	return nil
-}
-
-// isSecretFile is the fallback for DocsOptions.IsSecret: the file names
-// of originals.md §1.10 that could ever match a documentation glob.
-func isSecretFile(p string) bool {
-	base := strings.ToLower(path.Base(p))
-	if base == ".env" || strings.HasPrefix(base, ".env.") {
-		for _, ok := range []string{".example", ".sample", ".template", ".dist"} {
-			if strings.HasSuffix(base, ok) {
-				return false
-			}
-		}
-		return true
-	}
-	switch base {
-	case "credentials.json", ".npmrc", ".pypirc", ".netrc", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519":
-		return true
-	}
-	switch path.Ext(base) {
-	case ".pem", ".key", ".p12", ".pfx", ".keystore", ".tfstate", ".tfvars":
-		return true
-	}
-	return false
 }

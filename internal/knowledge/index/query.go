@@ -1,7 +1,9 @@
 package index
 
 import (
+	"slices"
 	"strings"
+	"sync"
 )
 
 const (
@@ -19,17 +21,19 @@ const (
 // stopwords are dropped from a query that has other words: in an OR
 // query they match nearly every document, which costs time and adds
 // nothing but noise to the ranking. A query of stopwords only keeps them.
-var stopwords = map[string]bool{}
-
-func init() {
+// The set is built by the first query, not at the start of every run of
+// the binary.
+var stopwords = sync.OnceValue(func() map[string]bool {
+	set := map[string]bool{}
 	for _, w := range strings.Fields(`a about after all also an and any are as at be been before
 		but by can could did do does for from had has have how i if in into is it its
 		may me my no not of on or our should so than that the their them then there these
 		they this those to too up us was we were what when where which while who why will
 		with would you your`) {
-		stopwords[w] = true
+		set[w] = true
 	}
-}
+	return set
+})
 
 // matchExpr turns an agent's free text into an FTS5 MATCH expression.
 // Every term is a quoted string, so nothing an agent writes is read as
@@ -59,7 +63,7 @@ func matchExpr(text string) string {
 		idents++
 		all = append(all, plain...)
 		alts := []string{phrase(plain)}
-		if words := splitWords(ident); len(words) > 1 && !equalWords(words, plain) {
+		if words := splitWords(ident); len(words) > 1 && !slices.Equal(words, plain) {
 			alts = append(alts, phrase(words))
 		}
 		expr := alts[0]
@@ -70,7 +74,7 @@ func matchExpr(text string) string {
 			return
 		}
 		seen[expr] = true
-		clauses = append(clauses, clause{expr: expr, stop: len(alts) == 1 && len(plain) == 1 && stopwords[plain[0]]})
+		clauses = append(clauses, clause{expr: expr, stop: len(alts) == 1 && len(plain) == 1 && stopwords()[plain[0]]})
 	})
 	if len(clauses) == 0 {
 		return ""

@@ -99,13 +99,18 @@ func TestDocsGlobs(t *testing.T) {
 	if _, err := NewDocsSource(&git.Repo{}, DocsOptions{Include: []string{"docs/[.md"}}); err == nil {
 		t.Error("a malformed glob is accepted")
 	}
+	// Without IsSecret, the source never reads what secrets.IsSecretFile names.
+	plain, err := NewDocsSource(&git.Repo{}, DocsOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, p := range []string{".env", ".env.local", "certs/server.pem", "id_ed25519", "x/credentials.json"} {
-		if !isSecretFile(p) {
+		if !plain.isSecret(p) {
 			t.Errorf("%s is a secret file", p)
 		}
 	}
 	for _, p := range []string{".env.example", "docs/env.md", "README.md"} {
-		if isSecretFile(p) {
+		if plain.isSecret(p) {
 			t.Errorf("%s is not a secret file", p)
 		}
 	}

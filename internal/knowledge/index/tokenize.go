@@ -288,15 +288,3 @@ func compoundIdentifiers(text string, f func(ident string)) {
 		f(strings.TrimRight(text[start:], "_-"))
 	}
 }
-
-func equalWords(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}

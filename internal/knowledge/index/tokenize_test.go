@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -94,7 +95,7 @@ func FuzzTokenizer(f *testing.F) {
 		compoundIdentifiers(s, func(id string) { flagged[id] = true })
 		identifiers(s, func(id string) {
 			words, plain := splitWords(id), plainWords(id)
-			if !flagged[id] && ((len(words) > 1 && !equalWords(words, plain)) || len(plain) > 1) {
+			if !flagged[id] && ((len(words) > 1 && !slices.Equal(words, plain)) || len(plain) > 1) {
 				t.Errorf("%q: identifier %q (%q, %q) not flagged", s, id, words, plain)
 			}
 			split, sp, joined, nw, nr := expandASCII(id, nil, nil, nil)

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kontext-dev/kontext/internal/atomicfile"
 	"github.com/kontext-dev/kontext/internal/git"
-	"github.com/kontext-dev/kontext/internal/knowledge/atomicfile"
 	"github.com/kontext-dev/kontext/internal/knowledge/config"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 )

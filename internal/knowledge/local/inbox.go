@@ -7,12 +7,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/kontext-dev/kontext/internal/knowledge/atomicfile"
+	"github.com/kontext-dev/kontext/internal/atomicfile"
 	"github.com/kontext-dev/kontext/internal/knowledge/secrets"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 )
@@ -145,7 +146,7 @@ func (s *State) Capture(ctx context.Context, c Capture) (*Captured, error) {
 		status = store.StatusAccepted
 	}
 	tags := cleanList(c.Tags)
-	if tag != "" && !contains(tags, tag) {
+	if tag != "" && !slices.Contains(tags, tag) {
 		tags = append(tags, tag)
 	}
 	var paths []string
@@ -243,20 +244,11 @@ func cleanList(l []string) []string {
 	return out
 }
 
-func contains(l []string, s string) bool {
-	for _, v := range l {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
 // List returns the inbox candidates, newest first, each saying which
 // worktree and branch captured it. Private candidates are included: they
 // are readable (and searchable) locally.
 func (s *State) List(ctx context.Context) ([]*Candidate, error) {
-	cands, err := s.read(ctx, s.InboxDir())
+	cands, err := s.read(ctx, s.InboxDir(), true)
 	if err != nil {
 		return nil, err
 	}
@@ -272,10 +264,13 @@ func (s *State) List(ctx context.Context) ([]*Candidate, error) {
 
 // Promoted returns the promoted candidates whose entries are not committed yet.
 func (s *State) Promoted(ctx context.Context) ([]*Candidate, error) {
-	return s.read(ctx, s.PromotedDir())
+	return s.read(ctx, s.PromotedDir(), true)
 }
 
-func (s *State) read(ctx context.Context, dir string) ([]*Candidate, error) {
+// read parses the candidates in dir. With gone it asks git which
+// worktrees still exist, to mark the candidates of the others Gone;
+// without, none is taken for gone.
+func (s *State) read(ctx context.Context, dir string, gone bool) ([]*Candidate, error) {
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -283,7 +278,10 @@ func (s *State) read(ctx context.Context, dir string) ([]*Candidate, error) {
 	if err != nil {
 		return nil, err
 	}
-	alive := s.liveWorktrees(ctx)
+	var alive map[string]bool
+	if gone {
+		alive = s.liveWorktrees(ctx)
+	}
 	var out []*Candidate
 	for _, de := range ents {
 		name := de.Name()
@@ -439,7 +437,9 @@ func (s *State) Promote(ctx context.Context, keys ...string) ([]Promotion, error
 }
 
 func (s *State) promote(ctx context.Context, key string) (*Promotion, error) {
-	all, err := s.read(ctx, s.InboxDir())
+	// Which worktrees are gone does not matter here: no git process to
+	// find out for every candidate promoted.
+	all, err := s.read(ctx, s.InboxDir(), false)
 	if err != nil {
 		return nil, err
 	}
@@ -549,7 +549,9 @@ func (s *State) CleanPromoted(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	defer unlock()
-	cands, err := s.Promoted(ctx)
+	// Run after every commit: no git process to find gone worktrees, which
+	// this does not need.
+	cands, err := s.read(ctx, s.PromotedDir(), false)
 	if err != nil {
 		return 0, err
 	}

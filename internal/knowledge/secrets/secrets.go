@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/kontext-dev/kontext/internal/lazyregexp"
 )
 
 // Severity says how sure a rule is that it found a real secret. High
@@ -101,41 +103,38 @@ var builtinRules = sync.OnceValue(func() []rule {
 })
 
 var (
-	pemHeader = lazyRegexp(`-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----`)
-	pemFooter = lazyRegexp(`-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----`)
-	base64Run = lazyRegexp(`[A-Za-z0-9+/=]{40,}`)
+	pemHeader = lazyregexp.New(`-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----`)
+	pemFooter = lazyregexp.New(`-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----`)
+	base64Run = lazyregexp.New(`[A-Za-z0-9+/=]{40,}`)
 )
-
-func lazyRegexp(expr string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
-}
 
 // findPrivateKeys finds PEM, OpenSSH and PGP private key blocks. A header
 // alone, or one followed by "…" in documentation, is not a key: a block
 // counts only when key material follows its header.
 func findPrivateKeys(text string) [][2]int {
 	var out [][2]int
-	for _, h := range pemHeader().FindAllStringIndex(text, -1) {
+	for _, h := range pemHeader.Regexp().FindAllStringIndex(text, -1) {
 		rest := text[h[1]:]
 		limit := len(rest)
-		if f := pemFooter().FindStringIndex(rest); f != nil {
-			limit = f[1]
+		footer := pemFooter.Regexp().FindStringIndex(rest)
+		if footer != nil {
+			limit = footer[1]
 		} else if limit > 8192 {
 			limit = 8192
 		}
 		body := rest[:limit]
 		// The material is base64; in JSON the line breaks are "\n" escapes.
 		body = strings.ReplaceAll(body, `\n`, "\n")
-		if !base64Run().MatchString(body) {
+		if !base64Run.MatchString(body) {
 			continue
 		}
 		end := h[1] + limit
-		if f := pemFooter().FindStringIndex(rest); f == nil {
+		if footer == nil {
 			// No footer: cover the material lines that follow.
 			end = h[1]
 			for _, line := range strings.SplitAfter(rest[:limit], "\n") {
 				t := strings.TrimSpace(line)
-				if t != "" && !base64Run().MatchString(t) && !strings.Contains(t, ":") {
+				if t != "" && !base64Run.MatchString(t) && !strings.Contains(t, ":") {
 					break
 				}
 				end += len(line)

@@ -2,10 +2,10 @@ package store
 
 import (
 	"os"
-	"regexp"
 	"strings"
 
 	"github.com/kontext-dev/kontext/internal/fsroot"
+	"github.com/kontext-dev/kontext/internal/lazyregexp"
 )
 
 // ADRDirCandidates are the directories where teams usually keep ADRs.
@@ -29,7 +29,7 @@ func (d ADRDir) ConfigTOML() string {
 	return "[store.kinds.decision]\npath = \"" + d.Path + "\"\nstyle = \"" + string(d.Style) + "\"\nnumbering = \"" + d.Numbering + "\"\n"
 }
 
-var datedName = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}-`)
+var datedName = lazyregexp.New(`^\d{4}-\d{2}-\d{2}-`)
 
 // DetectADRDirs finds existing ADR directories among ADRDirCandidates and
 // reads their style (front matter or fields) and numbering from the

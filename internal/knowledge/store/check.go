@@ -126,7 +126,7 @@ func Validate(entries []*Entry, opts CheckOptions) []Problem {
 		}
 		if opts.Tracked != nil {
 			for _, p := range e.Paths {
-				if !slices.ContainsFunc(opts.Tracked, func(f string) bool { return glob.Match(p, f) }) {
+				if !slices.ContainsFunc(opts.Tracked, glob.Matcher(p)) {
 					add(Warning, "paths", "path pattern %q matches no tracked file", p)
 				}
 			}

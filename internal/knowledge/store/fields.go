@@ -1,11 +1,12 @@
 package store
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/kontext-dev/kontext/internal/lazyregexp"
 )
 
 // fieldsDoc is a classic ADR: an optional preamble, a `# Title` line, field
@@ -88,9 +89,7 @@ type statusPara struct {
 	encodes bool
 }
 
-var (
-	titleNumber = regexp.MustCompile(`^(?i:ADR[-\s]?)?(\d{1,5})(?:\s*[—–:]\s*|\.\s+|\s+[-—–]+\s+)(\S.*)$`)
-)
+var titleNumber = lazyregexp.New(`^(?i:ADR[-\s]?)?(\d{1,5})(?:\s*[—–:]\s*|\.\s+|\s+[-—–]+\s+)(\S.*)$`)
 
 var fieldKeys = map[string]string{
 	"status": "status", "date": "date", "tags": "tags", "paths": "paths", "supersedes": "supersedes",
@@ -190,7 +189,7 @@ func parseFields(text string, e *Entry, src *source) *fieldsDoc {
 				f.encodes = applyStatus(e, val)
 			case canon == "superseded_by":
 				for _, id := range supersededIDs(val) {
-					if !containsString(e.SupersededBy, id) {
+					if !slices.Contains(e.SupersededBy, id) {
 						e.SupersededBy = append(e.SupersededBy, id)
 					}
 				}
@@ -251,15 +250,6 @@ func skipBlank(lines []string, i int) int {
 	return i
 }
 
-func containsString(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // patch writes the ADR with the fields that differ from old changed, each
 // in place, new ones after the existing field lines in their look.
 func (d *fieldsDoc) patch(e, old *Entry) string {
@@ -295,7 +285,7 @@ func (d *fieldsDoc) patch(e, old *Entry) string {
 		}
 		return s
 	}
-	statusChanged := e.Status != old.Status || (linkInStatus && !equalStrings(e.SupersededBy, old.SupersededBy))
+	statusChanged := e.Status != old.Status || (linkInStatus && !slices.Equal(e.SupersededBy, old.SupersededBy))
 
 	if e.Title != old.Title {
 		l := lines[d.h1]
@@ -425,23 +415,11 @@ func (d *fieldsDoc) patch(e, old *Entry) string {
 	return out.String()
 }
 
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func equalAny(a, b any) bool {
 	as, aok := a.([]string)
 	bs, bok := b.([]string)
 	if aok || bok {
-		return equalStrings(as, bs)
+		return slices.Equal(as, bs)
 	}
 	return a == b
 }

@@ -3,13 +3,14 @@ package store
 import (
 	"fmt"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
+
+	"github.com/kontext-dev/kontext/internal/lazyregexp"
 )
 
 // fmDoc is a front-matter file cut into pieces that are written back as
@@ -84,7 +85,7 @@ func parseFrontMatter(text string) (*fmDoc, bool) {
 	return nil, false // no closing line: not front matter
 }
 
-var keyLine = regexp.MustCompile(`^([A-Za-z0-9_][^:#\s"'\[\]{}]*(?: [^:#\s"'\[\]{}]+)*|"[^"]*"|'[^']*')[ \t]*:(?:[ \t]|\r?\n|$)`)
+var keyLine = lazyregexp.New(`^([A-Za-z0-9_][^:#\s"'\[\]{}]*(?: [^:#\s"'\[\]{}]+)*|"[^"]*"|'[^']*')[ \t]*:(?:[ \t]|\r?\n|$)`)
 
 // keyOf recognises a line that starts a top-level key.
 func keyOf(line string) (string, bool) {
@@ -172,19 +173,7 @@ func decodeBlock(text string) (v any) {
 			v = lenientValue(text)
 		}
 	}()
-	f, err := parser.ParseBytes([]byte(text), 0)
-	if err != nil || len(f.Docs) != 1 || f.Docs[0] == nil {
-		return lenientValue(text)
-	}
-	var mv *ast.MappingValueNode
-	switch b := f.Docs[0].Body.(type) {
-	case *ast.MappingValueNode:
-		mv = b
-	case *ast.MappingNode:
-		if len(b.Values) == 1 {
-			mv = b.Values[0]
-		}
-	}
+	mv := parseOneKey(text)
 	if mv == nil {
 		return lenientValue(text)
 	}
@@ -193,6 +182,25 @@ func decodeBlock(text string) (v any) {
 		return lenientValue(text)
 	}
 	return val
+}
+
+// parseOneKey parses a YAML document of one key and returns that key's
+// mapping, or nil when the document is not valid YAML or holds anything
+// else.
+func parseOneKey(doc string) *ast.MappingValueNode {
+	f, err := parser.ParseBytes([]byte(doc), 0)
+	if err != nil || len(f.Docs) != 1 || f.Docs[0] == nil {
+		return nil
+	}
+	switch b := f.Docs[0].Body.(type) {
+	case *ast.MappingValueNode:
+		return b
+	case *ast.MappingNode:
+		if len(b.Values) == 1 {
+			return b.Values[0]
+		}
+	}
+	return nil
 }
 
 // nodeValue converts a YAML node: scalars keep their source text ("0007"
@@ -507,6 +515,13 @@ func renderKey(key string, value any, eol string) string {
 	return s + eol
 }
 
+// YAMLScalar writes s as a front-matter value that reads back as the same
+// string (quoted when YAML would read it otherwise: true, 1.0, a: b, …).
+func YAMLScalar(s string) string { return scalar(s) }
+
+// YAMLListItem writes s as an item of a block list that reads back as s.
+func YAMLListItem(s string) string { return listItem(s) }
+
 func scalar(s string) string {
 	s = newlineReplacer.Replace(s)
 	if needsQuotes(s) || !plainRoundTrips(s, false) {
@@ -558,19 +573,7 @@ func plainRoundTrips(s string, item bool) (ok bool) {
 	if item {
 		doc = "k: [" + s + "]"
 	}
-	f, err := parser.ParseBytes([]byte(doc), 0)
-	if err != nil || len(f.Docs) != 1 {
-		return false
-	}
-	var mv *ast.MappingValueNode
-	switch b := f.Docs[0].Body.(type) {
-	case *ast.MappingValueNode:
-		mv = b
-	case *ast.MappingNode:
-		if len(b.Values) == 1 {
-			mv = b.Values[0]
-		}
-	}
+	mv := parseOneKey(doc)
 	if mv == nil {
 		return false
 	}

@@ -2,9 +2,12 @@ package store
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/kontext-dev/kontext/internal/lazyregexp"
 )
 
 // MaxSlug is the longest slug Slugify makes.
@@ -52,9 +55,11 @@ func Slugify(s string, max int) string {
 	return out
 }
 
-var folds = map[rune]string{}
-
-func init() {
+// folds maps accented letters to ASCII. It is built on first use: a map
+// built at package initialisation would cost every run of the binary, each
+// git hook among them, whether or not it makes a slug.
+var folds = sync.OnceValue(func() map[rune]string {
+	folds := map[rune]string{}
 	for from, to := range map[string]string{
 		"áäàâãåąāă": "a", "ÁÄÀÂÃÅĄĀĂ": "a", "čćçĉ": "c", "ČĆÇĈ": "c", "ďđ": "d", "ĎĐ": "d",
 		"éěèêëęēė": "e", "ÉĚÈÊËĘĒĖ": "e", "ğ": "g", "Ğ": "g", "íìîïīı": "i", "ÍÌÎÏĪİ": "i",
@@ -69,11 +74,14 @@ func init() {
 	folds['ß'] = "ss"
 	folds['æ'], folds['Æ'] = "ae", "ae"
 	folds['œ'], folds['Œ'] = "oe", "oe"
-}
+	return folds
+})
 
 func fold(r rune) string {
-	if s, ok := folds[r]; ok {
-		return s
+	if r >= utf8.RuneSelf {
+		if s, ok := folds()[r]; ok {
+			return s
+		}
 	}
 	return string(r)
 }
@@ -95,7 +103,7 @@ func (e *AmbiguousError) Error() string {
 	return fmt.Sprintf("%q matches %d entries: %s; give more of the id", e.Key, len(e.Candidates), strings.Join(e.Candidates, ", "))
 }
 
-var adrNumber = regexp.MustCompile(`^(?i)(?:adr[-_ ]?)?0*([0-9]{1,5})$`)
+var adrNumber = lazyregexp.New(`^(?i)(?:adr[-_ ]?)?0*([0-9]{1,5})$`)
 
 // Find looks an entry up by exact id, by path, by ADR number (`7`, `0007`,
 // `ADR-7`) or by a unique id prefix; `kx:` in front is ignored. An ambiguous

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kontext-dev/kontext/internal/knowledge/atomicfile"
+	"github.com/kontext-dev/kontext/internal/atomicfile"
 )
 
 // The markers around the generated part of the store's README.md. Text

@@ -1,9 +1,10 @@
 package store
 
 import (
-	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/kontext-dev/kontext/internal/lazyregexp"
 )
 
 // Section returns the text under the Markdown heading named name (any level
@@ -52,25 +53,24 @@ func heading(t string) (int, string) {
 	return l, text
 }
 
-var mdLink = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+var mdLink = lazyregexp.New(`\[([^\]]*)\]\([^)]*\)`)
 
-// paragraphs returns the prose paragraphs of Markdown, each as one line of
-// plain text; headings, HTML, badges, tables, code and ADR field lines are
-// skipped.
-func paragraphs(md string) []string {
-	var out, para []string
-	flush := func() {
-		if len(para) > 0 {
-			out = append(out, stripMarkdown(strings.Join(para, " ")))
-			para = nil
-		}
-	}
+// firstParagraph returns the first prose paragraph of Markdown as one line
+// of plain text; headings, HTML, badges, tables, code and ADR field lines
+// are skipped. It stops there: the summary of every entry of a store is
+// worked out this way, and the rest of a body is not needed.
+func firstParagraph(md string) string {
+	var para []string
 	fence := false
-	for _, line := range strings.Split(md, "\n") {
+	for len(md) > 0 {
+		line, rest, _ := strings.Cut(md, "\n")
+		md = rest
 		t := strings.TrimSpace(line)
 		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			if len(para) > 0 {
+				break
+			}
 			fence = !fence
-			flush()
 			continue
 		}
 		if fence {
@@ -80,13 +80,17 @@ func paragraphs(md string) []string {
 			strings.HasPrefix(t, "![") || strings.HasPrefix(t, "|") || strings.HasPrefix(t, "---") ||
 			strings.HasPrefix(t, "**Status") || strings.HasPrefix(t, "**Date")
 		if t == "" || skip {
-			flush()
+			if len(para) > 0 {
+				break
+			}
 			continue
 		}
 		para = append(para, t)
 	}
-	flush()
-	return out
+	if len(para) == 0 {
+		return ""
+	}
+	return stripMarkdown(strings.Join(para, " "))
 }
 
 func stripMarkdown(s string) string {
@@ -97,13 +101,6 @@ func stripMarkdown(s string) string {
 		s = s[2:]
 	}
 	return oneLine(s)
-}
-
-func firstParagraph(md string) string {
-	if ps := paragraphs(md); len(ps) > 0 {
-		return ps[0]
-	}
-	return ""
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

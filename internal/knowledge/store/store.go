@@ -7,13 +7,14 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/kontext-dev/kontext/internal/atomicfile"
 	"github.com/kontext-dev/kontext/internal/fsroot"
-	"github.com/kontext-dev/kontext/internal/knowledge/atomicfile"
 	"github.com/kontext-dev/kontext/internal/knowledge/config"
 )
 
@@ -377,7 +378,7 @@ func (s *Store) Supersede(e *Entry) (done []*Entry, missing []string, err error)
 // that replaces it.
 func MarkSuperseded(old *Entry, by string) {
 	old.Status = StatusSuperseded
-	if !containsString(old.SupersededBy, by) {
+	if !slices.Contains(old.SupersededBy, by) {
 		old.SupersededBy = append(old.SupersededBy, by)
 	}
 }

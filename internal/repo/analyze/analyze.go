@@ -113,25 +113,27 @@ func Run(ctx context.Context, g *model.Graph, src Source, repo *git.Repo, opts O
 // runs on two goroutines: one line computes entry points, roles and
 // conventions; the other cycles, git signals and decisions, then layering
 // once the roles exist. The lines write different parts of the graph and
-// neither reads what the other writes (but layering, which waits), and
-// the module edges cycles and layering both need are computed once.
+// neither reads what the other writes (but layering, which waits). The
+// index every step looks files and modules up in is built once and only
+// read, and the module edges cycles and layering both need are computed
+// once.
 func Heuristics(g *model.Graph, obs *Observations, src Source, hist *History) {
+	ix := newIndex(g)
 	roles := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		ix := newIndex(g)
 		edges := moduleEdges(ix)
 		cycles(g, ix, edges)
-		GitSignals(g, hist)
+		gitSignals(g, ix, hist)
 		Decisions(g, src, hist)
 		<-roles
 		layering(g, ix, edges)
 	}()
-	EntryPoints(g, obs, src)
-	Roles(g, obs)
+	entryPoints(g, ix, obs, src)
+	assignRoles(g, ix, obs)
 	close(roles)
-	Conventions(g, obs, src)
+	conventions(g, ix, obs, src)
 	<-done
 }
 
@@ -215,12 +217,15 @@ func stem(p string) string {
 	return b
 }
 
-// index is the lookups every step needs, built once per call.
+// index is the lookups every step needs, built once per call (once per
+// Heuristics run, whose steps share it). It is only read once built, so
+// concurrent steps may share it.
 type index struct {
 	g        *model.Graph
 	files    map[string]*model.File
 	modules  map[string]*model.Module
 	byModule map[string][]*model.File
+	byName   map[string]string // module name → id of the first module of that name
 }
 
 func newIndex(g *model.Graph) *index {
@@ -229,9 +234,14 @@ func newIndex(g *model.Graph) *index {
 		files:    make(map[string]*model.File, len(g.Files)),
 		modules:  make(map[string]*model.Module, len(g.Modules)),
 		byModule: make(map[string][]*model.File, len(g.Modules)),
+		byName:   make(map[string]string, len(g.Modules)),
 	}
 	for i := range g.Modules {
-		ix.modules[g.Modules[i].ID] = &g.Modules[i]
+		m := &g.Modules[i]
+		ix.modules[m.ID] = m
+		if _, ok := ix.byName[m.Name]; !ok {
+			ix.byName[m.Name] = m.ID
+		}
 	}
 	for i := range g.Files {
 		f := &g.Files[i]

@@ -1,13 +1,13 @@
 package analyze
 
 import (
-	"encoding/json"
 	"fmt"
 	"path"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/kontext-dev/kontext/internal/jsonc"
 	"github.com/kontext-dev/kontext/internal/lazyregexp"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
@@ -18,7 +18,11 @@ import (
 // no counts (those are in Samples and the evidence), so a convention's id
 // stays the same while the code it describes grows.
 func Conventions(g *model.Graph, obs *Observations, src Source) {
-	c := &convCollector{g: g, ix: newIndex(g), obs: obs, src: src}
+	conventions(g, newIndex(g), obs, src)
+}
+
+func conventions(g *model.Graph, ix *index, obs *Observations, src Source) {
+	c := &convCollector{g: g, ix: ix, obs: obs, src: src}
 	c.languages()
 	c.toolchain()
 	c.fileNaming()
@@ -606,7 +610,7 @@ func (c *convCollector) tsconfigAliases() ([]string, string) {
 				Paths map[string][]string `json:"paths"`
 			} `json:"compilerOptions"`
 		}
-		if json.Unmarshal(stripJSONC(data), &tc) != nil {
+		if jsonc.Unmarshal(data, &tc) != nil {
 			continue
 		}
 		var out []string

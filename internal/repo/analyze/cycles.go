@@ -99,10 +99,8 @@ func importTargetModule(ix *index, imp model.Import) string {
 		if _, ok := ix.modules[imp.Target]; ok {
 			return imp.Target
 		}
-		for i := range ix.g.Modules { // a workspace package named by its package name
-			if ix.g.Modules[i].Name == imp.Target {
-				return ix.g.Modules[i].ID
-			}
+		if id, ok := ix.byName[imp.Target]; ok { // a workspace package named by its package name
+			return id
 		}
 		return ix.moduleOf(imp.Target)
 	}

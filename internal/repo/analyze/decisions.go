@@ -2,13 +2,13 @@ package analyze
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"path"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/kontext-dev/kontext/internal/jsonc"
 	"github.com/kontext-dev/kontext/internal/lazyregexp"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
@@ -393,7 +393,7 @@ func configDecisions(g *model.Graph, src Source) []model.Decision {
 				Strict *bool `json:"strict"`
 			} `json:"compilerOptions"`
 		}
-		if json.Unmarshal(stripJSONC(data), &tc) == nil && tc.CompilerOptions.Strict != nil && *tc.CompilerOptions.Strict {
+		if jsonc.Unmarshal(data, &tc) == nil && tc.CompilerOptions.Strict != nil && *tc.CompilerOptions.Strict {
 			if len(strict) < 3 {
 				strict = append(strict, model.Evidence{File: p, Line: keyLine(data, "strict"), Detail: `"strict": true`})
 			}
@@ -524,55 +524,6 @@ func gitDecisions(hist *History) []model.Decision {
 
 func excerptTitle(s string) string {
 	return clip(excerpt(s), 160)
-}
-
-// stripJSONC turns JSON with comments and trailing commas (tsconfig) into JSON.
-func stripJSONC(b []byte) []byte {
-	var out bytes.Buffer
-	inStr, esc := false, false
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if inStr {
-			out.WriteByte(c)
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			}
-			continue
-		}
-		switch {
-		case c == '"':
-			inStr = true
-			out.WriteByte(c)
-		case c == '/' && i+1 < len(b) && b[i+1] == '/':
-			for i < len(b) && b[i] != '\n' {
-				i++
-			}
-			out.WriteByte('\n')
-		case c == '/' && i+1 < len(b) && b[i+1] == '*':
-			i += 2
-			for i+1 < len(b) && !(b[i] == '*' && b[i+1] == '/') {
-				i++
-			}
-			i++
-		case c == ',':
-			j := i + 1
-			for j < len(b) && (b[j] == ' ' || b[j] == '\t' || b[j] == '\n' || b[j] == '\r') {
-				j++
-			}
-			if j < len(b) && (b[j] == '}' || b[j] == ']') {
-				continue
-			}
-			out.WriteByte(c)
-		default:
-			out.WriteByte(c)
-		}
-	}
-	return out.Bytes()
 }
 
 // keyLine is the line of the first `"key"` in a JSON document (0: none).

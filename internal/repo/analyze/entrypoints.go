@@ -21,7 +21,10 @@ import (
 // It sets g.EntryPoints and each module's EntryPoints (tests excluded
 // there: a module's list is where it is started or used from).
 func EntryPoints(g *model.Graph, obs *Observations, src Source) {
-	ix := newIndex(g)
+	entryPoints(g, newIndex(g), obs, src)
+}
+
+func entryPoints(g *model.Graph, ix *index, obs *Observations, src Source) {
 	eb := &epBuilder{ix: ix, byKey: map[string]*model.EntryPoint{}}
 
 	for i := range g.Manifests {

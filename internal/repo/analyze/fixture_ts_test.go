@@ -452,6 +452,12 @@ func TestLayeredTypeScriptApp(t *testing.T) {
 		if err != nil || mod.Kind != "module" || !mod.Truncated || len(mod.Files)+len(mod.Tests) != 2 {
 			t.Errorf("bounded module impact = %s %v", dumpJSON(mod), err)
 		}
+		if strings.Join(mod.Cut, ",") != "files,tests" {
+			t.Errorf("the bound cut %v, want files,tests", mod.Cut)
+		}
+		if full, _ := Impact(g, "src/domain", 1000); full.Truncated || len(full.Cut) > 0 {
+			t.Errorf("an unbounded impact says cut %v", full.Cut)
+		}
 		docs, err := Impact(g, "docs/adr", 0)
 		if err != nil || docs.Kind != "directory" || len(docs.Decisions) < 2 {
 			t.Errorf("decisions touching docs/adr = %s %v", dumpJSON(docs), err)

@@ -86,7 +86,13 @@ func GitSignals(g *model.Graph, h *History) {
 	if h == nil {
 		return
 	}
-	ix := newIndex(g)
+	gitSignals(g, newIndex(g), h)
+}
+
+func gitSignals(g *model.Graph, ix *index, h *History) {
+	if h == nil {
+		return
+	}
 	type acc struct {
 		changes, recent int
 		last            time.Time

@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
-	"github.com/bmatcuk/doublestar/v4"
-
+	"github.com/kontext-dev/kontext/internal/knowledge/glob"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
 
@@ -38,6 +38,19 @@ type ImpactResult struct {
 	Decisions            []ImpactRef  `json:"decisions"`
 	Conventions          []ImpactRef  `json:"conventions"`
 	Truncated            bool         `json:"truncated"`
+	// Cut names the lists a bound cut, by their JSON names (files and
+	// tests share one bound, so both are named when it is reached).
+	Cut []string `json:"-"`
+}
+
+// cut records that a bound cut the named lists.
+func (r *ImpactResult) cut(lists ...string) {
+	r.Truncated = true
+	for _, l := range lists {
+		if !slices.Contains(r.Cut, l) {
+			r.Cut = append(r.Cut, l)
+		}
+	}
 }
 
 // ImpactFile is an affected file and why.
@@ -119,6 +132,7 @@ func Impact(g *model.Graph, target string, maxFiles int) (*ImpactResult, error) 
 	}
 	res.TargetFiles = len(seed)
 	res.Modules = sortedKeys(seedMods)
+	seedPaths := sortedKeys(seed)
 
 	// Reverse import edges: who imports a file, who imports a module whole.
 	byFile := map[string][]importRef{}
@@ -145,7 +159,7 @@ func Impact(g *model.Graph, target string, maxFiles int) (*ImpactResult, error) 
 	depth := map[string]int{}
 	via := map[string]string{}
 	queue := make([]string, 0, len(seed))
-	for _, p := range sortedKeys(seed) {
+	for _, p := range seedPaths {
 		depth[p] = 0
 		queue = append(queue, p)
 	}
@@ -235,8 +249,8 @@ func Impact(g *model.Graph, target string, maxFiles int) (*ImpactResult, error) 
 	for m := range direct {
 		delete(transitive, m)
 	}
-	res.DirectDependents = boundList(sortedKeys(direct), maxImpactModules, &res.Truncated)
-	res.TransitiveDependents = boundList(sortedKeys(transitive), maxImpactModules, &res.Truncated)
+	res.DirectDependents = res.boundList(sortedKeys(direct), "directDependents")
+	res.TransitiveDependents = res.boundList(sortedKeys(transitive), "transitiveDependents")
 
 	budget := maxFiles
 	for _, p := range affected {
@@ -245,15 +259,15 @@ func Impact(g *model.Graph, target string, maxFiles int) (*ImpactResult, error) 
 			continue
 		}
 		if budget == 0 {
-			res.Truncated = true
+			res.cut("files", "tests")
 			break
 		}
 		res.Files = append(res.Files, ImpactFile{Path: p, Module: ix.moduleOf(p), Depth: depth[p], Reason: via[p]})
 		budget--
 	}
-	for _, tf := range impactTests(ix, res.Kind, seed, seedMods, affected, depth, via) {
+	for _, tf := range impactTests(ix, res.Kind, seedPaths, seedMods, affected, depth, via) {
 		if budget == 0 {
-			res.Truncated = true
+			res.cut("files", "tests")
 			break
 		}
 		res.Tests = append(res.Tests, tf)
@@ -270,7 +284,7 @@ func Impact(g *model.Graph, target string, maxFiles int) (*ImpactResult, error) 
 		return res.Kind == "module" && file == t
 	}
 	for _, d := range g.Decisions {
-		if reason := decisionTouch(d, seed, touches); reason != "" {
+		if reason := decisionTouch(d, seedPaths, touches); reason != "" {
 			res.Decisions = append(res.Decisions, ImpactRef{ID: d.ID, Title: d.Title, Reason: reason})
 		}
 	}
@@ -285,7 +299,11 @@ func Impact(g *model.Graph, target string, maxFiles int) (*ImpactResult, error) 
 	return res, nil
 }
 
-func decisionTouch(d model.Decision, seed map[string]bool, touches func(string) bool) string {
+// decisionTouch says why a decision concerns the target, "" when it does
+// not. seed is the target's files, sorted. A decision's paths match as the
+// knowledge store's do (internal/knowledge/glob): a directory covers its
+// contents, a pattern without a slash matches at any depth.
+func decisionTouch(d model.Decision, seed []string, touches func(string) bool) string {
 	src, _, _ := strings.Cut(d.Source, "#")
 	if touches(src) {
 		return "recorded in " + src
@@ -295,14 +313,11 @@ func decisionTouch(d model.Decision, seed map[string]bool, touches func(string) 
 			return "evidence in " + ev.File
 		}
 	}
-	for _, glob := range d.Paths {
-		glob = strings.TrimPrefix(glob, "./")
-		for _, p := range sortedKeys(seed) {
-			if ok, err := doublestar.Match(glob, p); err == nil && ok {
-				return fmt.Sprintf("governs %s (%s)", glob, p)
-			}
-			if strings.HasSuffix(glob, "/") && strings.HasPrefix(p, glob) {
-				return fmt.Sprintf("governs %s (%s)", glob, p)
+	for _, pattern := range d.Paths {
+		pattern = strings.TrimPrefix(pattern, "./")
+		for _, p := range seed {
+			if glob.Match(pattern, p) {
+				return fmt.Sprintf("governs %s (%s)", pattern, p)
 			}
 		}
 	}
@@ -312,7 +327,7 @@ func decisionTouch(d model.Decision, seed map[string]bool, touches func(string) 
 // impactTests finds the tests a change likely exercises: tests among the
 // importers, tests inside the target, tests named after a target file,
 // and for a file, the other tests of its module.
-func impactTests(ix *index, kind string, seed, seedMods map[string]bool, affected []string, depth map[string]int, via map[string]string) []ImpactFile {
+func impactTests(ix *index, kind string, seed []string, seedMods map[string]bool, affected []string, depth map[string]int, via map[string]string) []ImpactFile {
 	var out []ImpactFile
 	seen := map[string]bool{}
 	add := func(p string, d int, reason string) {
@@ -322,12 +337,12 @@ func impactTests(ix *index, kind string, seed, seedMods map[string]bool, affecte
 		}
 	}
 	isTest := func(p string) bool { f := ix.files[p]; return f != nil && f.Kind == model.FileTest }
-	for _, p := range sortedKeys(seed) {
+	for _, p := range seed {
 		if isTest(p) {
 			add(p, 0, "inside the target")
 		}
 	}
-	for _, p := range sortedKeys(seed) {
+	for _, p := range seed {
 		if isTest(p) {
 			continue
 		}
@@ -383,10 +398,11 @@ func testNamesFor(p string) []string {
 	return nil
 }
 
-func boundList(xs []string, n int, truncated *bool) []string {
-	if len(xs) > n {
-		*truncated = true
-		return xs[:n]
+// boundList keeps at most maxImpactModules of a module list.
+func (r *ImpactResult) boundList(xs []string, name string) []string {
+	if len(xs) > maxImpactModules {
+		r.cut(name)
+		return xs[:maxImpactModules]
 	}
 	return xs
 }

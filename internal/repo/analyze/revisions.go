@@ -10,6 +10,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/kontext-dev/kontext/internal/git"
+	"github.com/kontext-dev/kontext/internal/jsonc"
 	"github.com/kontext-dev/kontext/internal/lazyregexp"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
@@ -277,7 +278,7 @@ func manifestName(base string, data []byte) string {
 		var v struct {
 			Name string `json:"name"`
 		}
-		if json.Unmarshal(stripJSONC(data), &v) == nil {
+		if jsonc.Unmarshal(data, &v) == nil {
 			return v.Name
 		}
 	case "go.mod":

@@ -23,7 +23,10 @@ const (
 // is a workspace package, combined as 1 − Π(1 − min(0.75, w)). Run
 // EntryPoints first: entry points are one of the inputs.
 func Roles(g *model.Graph, obs *Observations) {
-	ix := newIndex(g)
+	assignRoles(g, newIndex(g), obs)
+}
+
+func assignRoles(g *model.Graph, ix *index, obs *Observations) {
 	eps := map[string][]*model.EntryPoint{}
 	for i := range g.EntryPoints {
 		ep := &g.EntryPoints[i]

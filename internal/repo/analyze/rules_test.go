@@ -407,13 +407,18 @@ func TestClassify(t *testing.T) {
 	}
 }
 
-func TestStripJSONC(t *testing.T) {
-	in := `{
-  // comment "with quotes"
-  "a": "http://x//y", /* block */
-  "b": [1, 2,],
-}`
-	if got := string(stripJSONC([]byte(in))); strings.Contains(got, "comment") || strings.Contains(got, "block") || !strings.Contains(got, "http://x//y") {
-		t.Errorf("stripJSONC = %s", got)
+func TestDecisionPathsMatchLikeTheKnowledgeStore(t *testing.T) {
+	seed := []string{"db/migrations/001.sql", "internal/store/store.go"}
+	never := func(string) bool { return false }
+	for pattern, want := range map[string]string{
+		"internal/store/**": "governs internal/store/** (internal/store/store.go)",
+		"internal/store":    "governs internal/store (internal/store/store.go)", // a directory covers its files
+		"./internal/store/": "governs internal/store/ (internal/store/store.go)",
+		"*.sql":             "governs *.sql (db/migrations/001.sql)", // no slash: at any depth
+		"internal/log/**":   "",
+	} {
+		if got := decisionTouch(model.Decision{Paths: []string{pattern}}, seed, never); got != want {
+			t.Errorf("paths %q: %q, want %q", pattern, got, want)
+		}
 	}
 }

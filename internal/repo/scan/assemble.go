@@ -222,18 +222,15 @@ func (ix *index) externals(mods *moduleSet, res *resolver) []model.External {
 	users := map[key]map[string]bool{}
 	// PyPI names are compared normalised (PEP 503); the first spelling
 	// seen, a declared one before an imported one, is kept.
-	get := func(eco, name string) *model.External {
-		k := key{eco, name}
-		if eco == "pypi" {
-			k.name = normalizePyName(name)
-		}
+	get := func(eco, name string) (*model.External, key) {
+		k := keyOf(eco, name)
 		e := all[k]
 		if e == nil {
 			e = &model.External{Name: name, Ecosystem: eco, Dev: true}
 			all[k] = e
 			users[k] = map[string]bool{}
 		}
-		return e
+		return e, k
 	}
 	for _, mi := range ix.manifests {
 		for _, dep := range mi.m.Dependencies {
@@ -251,13 +248,13 @@ func (ix *index) externals(mods *moduleSet, res *resolver) []model.External {
 			if eco == "deno" {
 				eco, name = denoEcosystem(name)
 			}
-			e := get(eco, name)
+			e, k := get(eco, name)
 			if e.Version == "" {
 				e.Version = dep.Version
 			}
 			e.Dev = e.Dev && dep.Dev
 			e.Manifests = appendUnique(e.Manifests, mi.m.Path)
-			users[keyOf(eco, name)][mods.of(mi.dir)] = true
+			users[k][mods.of(mi.dir)] = true
 		}
 	}
 	for i := range ix.files {
@@ -266,9 +263,8 @@ func (ix *index) externals(mods *moduleSet, res *resolver) []model.External {
 			if imp.Kind != model.ImportExternal || imp.Target == "" {
 				continue
 			}
-			eco := res.ecosystemOf(f, imp)
-			get(eco, imp.Target)
-			users[keyOf(eco, imp.Target)][f.Module] = true
+			_, k := get(res.ecosystemOf(f, imp), imp.Target)
+			users[k][f.Module] = true
 		}
 	}
 	for k, e := range all {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -89,6 +88,7 @@ func (l *listing) underRoot(all []string) []string {
 
 // skippedByDefault reports paths inside a directory the listing never
 // enters (a committed node_modules is installed output, not the project).
+// With a trailing slash, p is that directory itself.
 func skippedByDefault(p string) bool {
 	for {
 		i := strings.IndexByte(p, '/')
@@ -137,7 +137,7 @@ func (l *listing) present(ctx context.Context, root string, paths []string) (map
 		if err != nil || info.IsDir() {
 			continue
 		}
-		if ig.ignoredPath(p) {
+		if ig.ignoredPath(p, false) {
 			continue
 		}
 		out[p] = true
@@ -263,34 +263,56 @@ func WatchDirs(ctx context.Context, root string, listed []string) ([]string, err
 		}
 		return sortedSet(set), nil
 	}
-	untracked, err := l.repo.UntrackedDirs(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for _, d := range l.underRootDirs(untracked) {
-		addWithParents(d)
-		// git names the outermost untracked directory only: the ones below
-		// it are where files will appear too.
-		var below []string
-		if err := walkDirsBelow(ctx, root, d, &below); err != nil {
-			return nil, err
-		}
-		for _, b := range below {
-			set[b] = true
-		}
-	}
 	out, err := l.repo.Run(ctx, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
 	if err != nil {
 		return nil, err
 	}
-	var ignoredFiles []string
+	var ignoredFiles, ignoredDirs []string
 	for _, e := range strings.Split(string(out), "\x00") {
-		if e != "" && !strings.HasSuffix(e, "/") {
+		if d, ok := strings.CutSuffix(e, "/"); ok {
+			ignoredDirs = append(ignoredDirs, d)
+		} else if e != "" {
 			ignoredFiles = append(ignoredFiles, e)
 		}
 	}
 	for _, p := range l.underRoot(ignoredFiles) {
 		addWithParents(dirOf(p))
+	}
+	untracked, err := l.repo.UntrackedDirs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	untracked = l.underRootDirs(untracked)
+	// Below an untracked directory, ignored ones (dist/, .venv/) are not
+	// watched either. git lists them whole ("dist/") among directories
+	// that merely hold ignored content, which check-ignore tells apart.
+	ignored := map[string]bool{}
+	if len(untracked) > 0 {
+		var cands []string
+		for _, d := range l.underRootDirs(ignoredDirs) {
+			if d != "" {
+				cands = append(cands, d)
+			}
+		}
+		dirs, err := l.checkIgnored(ctx, cands)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range dirs {
+			ignored[d] = true
+		}
+	}
+	for _, d := range untracked {
+		addWithParents(d)
+		// git names the outermost untracked directory only: the ones below
+		// it are where files will appear too.
+		var below []string
+		if err := walkDirsBelow(ctx, root, d, ignored, &below); err != nil {
+			return nil, err
+		}
+		for _, b := range below {
+			set[b] = true
+		}
 	}
 	return sortedSet(set), nil
 }
@@ -309,7 +331,7 @@ func (l *listing) underRootDirs(all []string) []string {
 			}
 			d = d[len(l.prefix):]
 		}
-		if skippedByDefault(d+"/x") || alwaysSkipped[path.Base(d)] {
+		if skippedByDefault(d + "/") {
 			continue
 		}
 		out = append(out, d)
@@ -318,8 +340,8 @@ func (l *listing) underRootDirs(all []string) []string {
 }
 
 // walkDirsBelow collects the directories below root/rel, never entering a
-// symlink or a directory the listing always skips.
-func walkDirsBelow(ctx context.Context, root, rel string, out *[]string) error {
+// symlink, a directory the listing always skips, or one of ignored.
+func walkDirsBelow(ctx context.Context, root, rel string, ignored map[string]bool, out *[]string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -335,8 +357,11 @@ func walkDirsBelow(ctx context.Context, root, rel string, out *[]string) error {
 		if rel != "" {
 			p = rel + "/" + p
 		}
+		if ignored[p] {
+			continue
+		}
 		*out = append(*out, p)
-		if err := walkDirsBelow(ctx, root, p, out); err != nil {
+		if err := walkDirsBelow(ctx, root, p, ignored, out); err != nil {
 			return err
 		}
 	}
@@ -362,7 +387,7 @@ func IgnoredDirs(ctx context.Context, root string, dirs []string) ([]string, err
 		if d == "" {
 			continue
 		}
-		if skippedByDefault(d+"/x") || alwaysSkipped[path.Base(d)] {
+		if skippedByDefault(d + "/") {
 			out = append(out, d)
 		} else {
 			ask = append(ask, d)
@@ -379,14 +404,27 @@ func IgnoredDirs(ctx context.Context, root string, dirs []string) ([]string, err
 	if l.repo == nil {
 		ig := newIgnorer(root)
 		for _, d := range ask {
-			if ig.ignoredDir(d) {
+			if ig.ignoredPath(d, true) {
 				out = append(out, d)
 			}
 		}
 		return out, nil
 	}
+	ignored, err := l.checkIgnored(ctx, ask)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, ignored...), nil
+}
+
+// checkIgnored asks git which of the directories (relative to the root)
+// its ignore rules exclude.
+func (l *listing) checkIgnored(ctx context.Context, dirs []string) ([]string, error) {
+	if len(dirs) == 0 {
+		return nil, nil
+	}
 	var in strings.Builder
-	for _, d := range ask {
+	for _, d := range dirs {
 		in.WriteString(l.prefix + d + "/\x00")
 	}
 	res, err := l.repo.RunInput(ctx, []byte(in.String()), "check-ignore", "-z", "--stdin")
@@ -394,10 +432,11 @@ func IgnoredDirs(ctx context.Context, root string, dirs []string) ([]string, err
 		// Exit status 1 with nothing on stderr: none is ignored.
 		var ge *git.Error
 		if errors.As(err, &ge) && strings.TrimSpace(ge.Stderr) == "" {
-			return out, nil
+			return nil, nil
 		}
 		return nil, err
 	}
+	var out []string
 	for _, e := range strings.Split(string(res), "\x00") {
 		if e = strings.TrimSuffix(e, "/"); e != "" && strings.HasPrefix(e, l.prefix) {
 			out = append(out, e[len(l.prefix):])

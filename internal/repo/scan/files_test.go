@@ -95,3 +95,58 @@ func TestSensitive(t *testing.T) {
 		}
 	}
 }
+
+// TestIgnoredDirs: the directories a watcher drops are those the ignore
+// files exclude (at any level, nested .gitignore files included, and
+// everything below them) and those the listing never enters — the same
+// answer from git and from the walk's own rules.
+func TestIgnoredDirs(t *testing.T) {
+	files := map[string]string{
+		".gitignore":     "build/\n*.tmp\n",
+		"src/.gitignore": "gen/\n",
+		"src/a.ts":       "x\n",
+		"ok/a.ts":        "x\n",
+	}
+	ask := []string{"", "build", "build/sub", "src", "src/gen", "src/gen/deep", "src/a.ts.d", "ok", "x.tmp",
+		"node_modules", "pkg/node_modules", "pkg/node_modules/m", "pkg"}
+	want := []string{"build", "build/sub", "node_modules", "pkg/node_modules", "pkg/node_modules/m", "src/gen", "src/gen/deep", "x.tmp"}
+	plain := t.TempDir()
+	writeFiles(t, plain, files)
+	for name, dir := range map[string]string{"without git": plain, "git": newGitRepo(t, files)} {
+		got, err := IgnoredDirs(context.Background(), dir, ask)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: IgnoredDirs\n got %q\nwant %q", name, got, want)
+		}
+	}
+}
+
+// TestWatchDirs: the directories to watch are those of the listed files,
+// untracked ones (empty, or below an untracked one) and those holding only
+// ignored files — never an ignored directory, even below an untracked one.
+func TestWatchDirs(t *testing.T) {
+	tracked := map[string]string{".gitignore": "dist/\n*.log\n", "src/a.go": "package a\n"}
+	untracked := map[string]string{
+		"newproj/x.ts": "x", "newproj/dist/deep/o.js": "x", "newproj/a/dist/o.js": "x", "newproj/b/c/x.log": "x",
+		"newproj/node_modules/m/i.js": "x", "logs/a.log": "x", "src/dist/b.js": "x",
+	}
+	want := []string{"", "empty", "logs", "newproj", "newproj/a", "newproj/b", "newproj/b/c", "src"}
+	plain := t.TempDir()
+	writeFiles(t, plain, tracked)
+	for name, dir := range map[string]string{"without git": plain, "git": newGitRepo(t, tracked)} {
+		writeFiles(t, dir, untracked)
+		if err := os.Mkdir(filepath.Join(dir, "empty"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		got, err := WatchDirs(context.Background(), dir, []string{".gitignore", "src/a.go"})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: WatchDirs\n got %q\nwant %q", name, got, want)
+		}
+	}
+}

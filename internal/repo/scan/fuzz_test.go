@@ -3,6 +3,7 @@ package scan
 import (
 	"testing"
 
+	"github.com/kontext-dev/kontext/internal/jsonc"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
 
@@ -88,7 +89,7 @@ func FuzzManifests(f *testing.F) {
 			}
 		}
 		var tc tsconfig
-		_ = unmarshalJSONC(data, &tc)
+		_ = jsonc.Unmarshal(data, &tc)
 		readmeIntro(data)
 	})
 }

@@ -116,9 +116,10 @@ func (ig *ignorer) ignored(p string, isDir bool) bool {
 	return verdict
 }
 
-// ignoredPath reports whether p or any of its directories is ignored,
-// loading the .gitignore files on the way (for a path not seen by a walk).
-func (ig *ignorer) ignoredPath(p string) bool {
+// ignoredPath reports whether p (a directory when isDir) or any of its
+// directories is ignored, loading the .gitignore files on the way (for a
+// path not seen by a walk).
+func (ig *ignorer) ignoredPath(p string, isDir bool) bool {
 	parts := strings.Split(p, "/")
 	d := ""
 	for i, part := range parts {
@@ -127,32 +128,11 @@ func (ig *ignorer) ignoredPath(p string) bool {
 		if d != "" {
 			q = d + "/" + part
 		}
-		isDir := i < len(parts)-1
-		if isDir && alwaysSkipped[part] {
-			return true
-		}
-		if ig.ignored(q, isDir) {
+		dir := isDir || i < len(parts)-1
+		if dir && alwaysSkipped[part] || ig.ignored(q, dir) {
 			return true
 		}
 		d = q
-	}
-	return false
-}
-
-// ignoredDir is ignoredPath for a directory: every element is a directory.
-func (ig *ignorer) ignoredDir(d string) bool {
-	parts := strings.Split(d, "/")
-	cur := ""
-	for _, part := range parts {
-		ig.enter(cur)
-		q := part
-		if cur != "" {
-			q = cur + "/" + part
-		}
-		if alwaysSkipped[part] || ig.ignored(q, true) {
-			return true
-		}
-		cur = q
 	}
 	return false
 }

@@ -128,16 +128,6 @@ func isVendorDir(d string) bool {
 	return strings.HasPrefix(d, "vendor/") || strings.Contains(d, "/vendor/")
 }
 
-func owningGoMod(goMods []*manifestInfo, dir string) *manifestInfo {
-	var best *manifestInfo
-	for _, m := range goMods {
-		if (m.dir == "" || dir == m.dir || strings.HasPrefix(dir, m.dir+"/")) && (best == nil || len(m.dir) > len(best.dir)) {
-			best = m
-		}
-	}
-	return best
-}
-
 // matchGoFile asks go/build whether the file is in the build: it gets a
 // stand-in with the file's recorded constraint and package clause, so the
 // file-name rules (_GOOS, _GOARCH, _test) and the constraint evaluation

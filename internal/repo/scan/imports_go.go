@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 	"unique"
 
 	"github.com/kontext-dev/kontext/internal/repo/model"
@@ -261,7 +262,12 @@ func firstParagraph(s string) string {
 	if len(s) > max {
 		cut := strings.LastIndexByte(s[:max], ' ')
 		if cut < max/2 {
+			// No space to cut at (a doc in Chinese has none): cut before
+			// a character, not through one, which would be invalid UTF-8.
 			cut = max
+			for cut > 0 && !utf8.RuneStart(s[cut]) {
+				cut--
+			}
 		}
 		s = s[:cut] + "…"
 	}

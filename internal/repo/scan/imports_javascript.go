@@ -189,7 +189,7 @@ func lexJS(src []byte) []tok {
 			emit(tPunct, "}")
 			i++
 		default:
-			emit(tPunct, punctText[c])
+			emit(tPunct, punctText(src, i))
 			i++
 		}
 	}

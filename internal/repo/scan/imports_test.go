@@ -2,7 +2,9 @@ package scan
 
 import (
 	"slices"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
@@ -200,5 +202,16 @@ func TestFixtureGradleJVM(t *testing.T) {
 	}
 	if e := external(t, g, "gradle", "org.jetbrains.kotlinx:kotlinx-coroutines-core"); e.Version != "1.8.1" || !slices.Equal(e.UsedBy, []string{"core"}) {
 		t.Errorf("coroutines %+v", e)
+	}
+}
+
+// TestFirstParagraphCutsOnACharacter: a long doc without spaces is cut
+// before a character, never through one.
+func TestFirstParagraphCutsOnACharacter(t *testing.T) {
+	for _, doc := range []string{strings.Repeat("文", 200), "a" + strings.Repeat("é", 300), strings.Repeat("word ", 100)} {
+		got := firstParagraph(doc)
+		if !utf8.ValidString(got) || !strings.HasSuffix(got, "…") || len(got) > 400+len("…") {
+			t.Errorf("firstParagraph(%.12q…) = %q", doc, got)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/kontext-dev/kontext/internal/linguist"
 	"github.com/kontext-dev/kontext/internal/repo/model"
@@ -51,22 +52,36 @@ var sourceExt = map[string]bool{
 
 // binaryExt are extensions whose content is never text: reading them
 // would only cost time.
-var binaryExt = map[string]bool{}
-
-func init() {
-	for _, e := range strings.Fields(`.png .jpg .jpeg .gif .bmp .ico .icns .webp .tif .tiff .psd
+var binaryExt = wordSet{words: `.png .jpg .jpeg .gif .bmp .ico .icns .webp .tif .tiff .psd
 		.woff .woff2 .ttf .otf .eot .mp3 .mp4 .m4a .wav .ogg .flac .avi .mov .webm .mkv
 		.zip .gz .tgz .bz2 .xz .zst .7z .rar .tar .jar .war .ear .class .dll .exe .so .dylib
 		.a .o .obj .lib .pyc .pyo .wasm .bin .dat .db .sqlite .pdf .doc .docx .xls .xlsx
-		.ppt .pptx .syso .pack .idx .keystore .der`) {
-		binaryExt[e] = true
-	}
+		.ppt .pptx .syso .pack .idx .keystore .der`}
+
+// wordSet is a set of words kept as the text that lists them and made a map
+// the first time it is asked: a map built when the package initialises
+// costs every run of the binary (each git hook), scanning or not.
+type wordSet struct {
+	words string // separated by white space
+	once  sync.Once
+	set   map[string]bool
+}
+
+func (w *wordSet) has(word string) bool {
+	w.once.Do(func() {
+		fields := strings.Fields(w.words)
+		w.set = make(map[string]bool, len(fields))
+		for _, f := range fields {
+			w.set[f] = true
+		}
+	})
+	return w.set[word]
 }
 
 // isAssetExt reports media and fonts among the binary extensions (object
 // code and archives are binary but not assets).
 func isAssetExt(ext string) bool {
-	return binaryExt[ext] && ext != ".class" && ext != ".o" && ext != ".a" && ext != ".pyc"
+	return binaryExt.has(ext) && ext != ".class" && ext != ".o" && ext != ".a" && ext != ".pyc"
 }
 
 // languageByName returns the language a file's name implies, and whether

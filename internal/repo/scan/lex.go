@@ -220,7 +220,7 @@ func lex(src []byte, cfg lexConfig) []tok {
 			if c == '}' && depth > 0 {
 				depth--
 			}
-			emit(tPunct, punctText[c])
+			emit(tPunct, punctText(src, i))
 			if c == '{' {
 				depth++
 			}
@@ -269,15 +269,11 @@ func isIdentPart(c byte) bool {
 	return isIdentStart(c) || c >= '0' && c <= '9'
 }
 
-// punctText interns the one-byte punctuation strings.
-var punctText [256]string
-
-func init() {
-	for i := range punctText {
-		punctText[i] = string(rune(i))
-	}
-}
-
 func isExportedGo(name string) bool {
 	return name != "" && name[0] >= 'A' && name[0] <= 'Z'
 }
+
+// punctText is the one-byte punctuation token at src[i]. A one-byte
+// conversion allocates nothing (the runtime keeps a string for every byte),
+// so no table has to be built when the program starts.
+func punctText(src []byte, i int) string { return string(src[i : i+1]) }

@@ -201,67 +201,6 @@ func expandMembers(dir string, globs []string, candidates []string) []string {
 	return out
 }
 
-// stripJSONC removes // and /* */ comments and trailing commas, so
-// tsconfig.json and deno.jsonc parse as JSON.
-func stripJSONC(data []byte) []byte {
-	out := make([]byte, 0, len(data))
-	inStr := false
-	for i := 0; i < len(data); i++ {
-		c := data[i]
-		if inStr {
-			out = append(out, c)
-			if c == '\\' && i+1 < len(data) {
-				i++
-				out = append(out, data[i])
-			} else if c == '"' {
-				inStr = false
-			}
-			continue
-		}
-		switch {
-		case c == '"':
-			inStr = true
-			out = append(out, c)
-		case c == '/' && i+1 < len(data) && data[i+1] == '/':
-			for i < len(data) && data[i] != '\n' {
-				i++
-			}
-			if i < len(data) {
-				out = append(out, '\n')
-			}
-		case c == '/' && i+1 < len(data) && data[i+1] == '*':
-			i += 2
-			for i+1 < len(data) && !(data[i] == '*' && data[i+1] == '/') {
-				if data[i] == '\n' {
-					out = append(out, '\n')
-				}
-				i++
-			}
-			i++
-		case c == ']' || c == '}':
-			// Drop a trailing comma before the closing bracket.
-			k := len(out) - 1
-			for k >= 0 && (out[k] == ' ' || out[k] == '\n' || out[k] == '\t' || out[k] == '\r') {
-				k--
-			}
-			if k >= 0 && out[k] == ',' {
-				out = append(out[:k], out[k+1:]...)
-			}
-			out = append(out, c)
-		default:
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-func unmarshalJSONC(data []byte, v any) error {
-	if err := json.Unmarshal(data, v); err == nil {
-		return nil
-	}
-	return json.Unmarshal(stripJSONC(data), v)
-}
-
 // stringOrList decodes a JSON string or array of strings.
 type stringOrList []string
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 
+	"github.com/kontext-dev/kontext/internal/jsonc"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
 
@@ -191,7 +192,7 @@ func parseDeno(p string, data []byte) *manifestInfo {
 		Exports   json.RawMessage   `json:"exports"`
 	}
 	mi := &manifestInfo{m: model.Manifest{Ecosystem: "deno"}}
-	if err := unmarshalJSONC(data, &dj); err != nil {
+	if err := jsonc.Unmarshal(data, &dj); err != nil {
 		return mi
 	}
 	mi.m.Name, mi.m.Version = dj.Name, dj.Version

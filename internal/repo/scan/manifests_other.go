@@ -81,8 +81,7 @@ func parseGemfile(p string, data []byte) *manifestInfo {
 		d := model.PackageDep{Name: args[0]}
 		for _, a := range args[1:] {
 			if strings.ContainsAny(a, "0123456789") && !strings.Contains(a, "/") {
-				d.Version = strings.TrimSpace(strings.Join([]string{d.Version, a}, " "))
-				d.Version = strings.TrimSpace(d.Version)
+				d.Version = strings.TrimSpace(a)
 				break
 			}
 		}
@@ -170,5 +169,3 @@ func parseMix(p string, data []byte) *manifestInfo {
 	}
 	return mi
 }
-
-func sortStrings(s []string) { sort.Strings(s) }

@@ -3,6 +3,7 @@ package scan
 import (
 	"bufio"
 	"bytes"
+	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -125,8 +126,8 @@ func parsePyproject(p string, data []byte) *manifestInfo {
 	for s := range po.Scripts {
 		mi.m.Bins = append(mi.m.Bins, s)
 	}
-	sortStrings(mi.m.Bins)
-	sortStrings(mi.m.Internal)
+	sort.Strings(mi.m.Bins)
+	sort.Strings(mi.m.Internal)
 	if ws := pp.Tool.UV.Workspace; len(ws.Members) > 0 {
 		mi.wsTool = "uv"
 		mi.wsGlobs = ws.Members
@@ -280,10 +281,16 @@ func parsePipfile(p string, data []byte) *manifestInfo {
 }
 
 // normalizePyName is PEP 503's normalisation, so "Foo_Bar" and "foo-bar"
-// are one distribution.
+// are one distribution. It runs per Python import: strings.Map allocates
+// only when it changes something (a strings.Replacer made per call built
+// its table every time).
 func normalizePyName(s string) string {
-	s = strings.ToLower(s)
-	return strings.NewReplacer("_", "-", ".", "-").Replace(s)
+	return strings.Map(func(r rune) rune {
+		if r == '_' || r == '.' {
+			return '-'
+		}
+		return r
+	}, strings.ToLower(s))
 }
 
 func firstNonEmpty(s ...string) string {

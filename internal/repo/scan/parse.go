@@ -101,9 +101,9 @@ func (r *reader) parse(p string, buf []byte) (parsed, []byte) {
 		}
 		return parsed{file: f}, buf
 	}
-	if Sensitive(p) || f.Size > r.maxSize || binaryExt[ext] {
+	if binary := binaryExt.has(ext); binary || Sensitive(p) || f.Size > r.maxSize {
 		f.Language, _ = languageByName(p)
-		f.Kind = classify(p, f.Language, binaryExt[ext] && !isAssetExt(ext))
+		f.Kind = classify(p, f.Language, binary && !isAssetExt(ext))
 		return parsed{file: f}, buf
 	}
 	content, buf, err := readInto(r.root, p, buf)

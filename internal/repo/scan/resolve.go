@@ -249,11 +249,8 @@ func (r *resolver) resolveGo(f *model.File, spec string) (model.ImportKind, stri
 			}
 		}
 	}
-	for _, m := range []*manifestInfo{own} {
-		if m == nil {
-			continue
-		}
-		if d, ok := replaced(m.goReplace, spec); ok && r.ix.goDirs[d] {
+	if own != nil {
+		if d, ok := replaced(own.goReplace, spec); ok && r.ix.goDirs[d] {
 			return model.ImportWorkspacePackage, moduleID(d)
 		}
 	}
@@ -302,14 +299,21 @@ func replaced(replace map[string]string, spec string) (string, bool) {
 	return path.Join(replace[best], strings.TrimPrefix(strings.TrimPrefix(spec, best), "/")), true
 }
 
-// goImportPath is a Go package directory's import path.
-func goImportPath(goMods []*manifestInfo, dir string) string {
+// owningGoMod returns the go.mod of the module a directory is in: the
+// deepest one at or above it.
+func owningGoMod(goMods []*manifestInfo, dir string) *manifestInfo {
 	var best *manifestInfo
 	for _, m := range goMods {
 		if (m.dir == "" || dir == m.dir || strings.HasPrefix(dir, m.dir+"/")) && (best == nil || len(m.dir) > len(best.dir)) {
 			best = m
 		}
 	}
+	return best
+}
+
+// goImportPath is a Go package directory's import path.
+func goImportPath(goMods []*manifestInfo, dir string) string {
+	best := owningGoMod(goMods, dir)
 	if best == nil {
 		return ""
 	}

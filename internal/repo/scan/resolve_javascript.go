@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kontext-dev/kontext/internal/jsonc"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
 
@@ -44,16 +45,10 @@ func (s *jsState) init(r *resolver) {
 }
 
 // nodeBuiltins are Node's core modules (also importable with "node:").
-var nodeBuiltins = map[string]bool{}
-
-func init() {
-	for _, m := range strings.Fields(`assert async_hooks buffer child_process cluster console constants crypto
+var nodeBuiltins = wordSet{words: `assert async_hooks buffer child_process cluster console constants crypto
 		dgram diagnostics_channel dns domain events fs http http2 https inspector module net os path
 		perf_hooks process punycode querystring readline repl stream string_decoder sys timers tls
-		trace_events tty url util v8 vm wasi worker_threads zlib test sqlite sea`) {
-		nodeBuiltins[m] = true
-	}
-}
+		trace_events tty url util v8 vm wasi worker_threads zlib test sqlite sea`}
 
 var jsSourceFor = []struct {
 	js string
@@ -147,7 +142,7 @@ func (s *jsState) resolve(f *model.File, spec string) (model.ImportKind, string)
 	if mi, ok := s.packages[name]; ok {
 		return model.ImportWorkspacePackage, s.packageEntry(mi, strings.TrimPrefix(spec, name))
 	}
-	if nodeBuiltins[strings.SplitN(spec, "/", 2)[0]] {
+	if nodeBuiltins.has(strings.SplitN(spec, "/", 2)[0]) {
 		return model.ImportBuiltin, spec
 	}
 	if strings.HasPrefix(spec, "#") {
@@ -245,7 +240,7 @@ func (s *jsState) load(p string, depth int) *tsEffective {
 		return eff
 	}
 	var tc tsconfig
-	if unmarshalJSONC(data, &tc) != nil {
+	if jsonc.Unmarshal(data, &tc) != nil {
 		return eff
 	}
 	dir := dirOf(p)

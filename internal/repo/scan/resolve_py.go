@@ -116,7 +116,7 @@ func (s *pyState) resolve(f *model.File, spec string) (model.ImportKind, string)
 			return model.ImportInternalFile, t
 		}
 	}
-	if pyStdlib[parts[0]] {
+	if pyStdlib.has(parts[0]) {
 		return model.ImportBuiltin, parts[0]
 	}
 	return model.ImportExternal, s.distribution(parts[0])
@@ -151,10 +151,7 @@ var pyKnownDists = map[string]string{
 
 // pyStdlib is sys.stdlib_module_names (CPython 3.11) plus modules of
 // later versions.
-var pyStdlib = map[string]bool{}
-
-func init() {
-	for _, m := range strings.Fields(`
+var pyStdlib = wordSet{words: `
 	__future__ _abc _aix_support _ast _asyncio _bisect _blake2 _bootsubprocess _bz2 _codecs 
 	_codecs_cn _codecs_hk _codecs_iso2022 _codecs_jp _codecs_kr _codecs_tw _collections 
 	_collections_abc _compat_pickle _compression _contextvars _crypt _csv _ctypes _curses 
@@ -185,7 +182,4 @@ func init() {
 	tomllib trace traceback tracemalloc tty turtle turtledemo types typing unicodedata 
 	unittest urllib uu uuid venv warnings wave weakref webbrowser winreg winsound wsgiref 
 	xdrlib xml xmlrpc zipapp zipfile zipimport zlib zoneinfo
-	tomllib _interpreters _pyrepl`) {
-		pyStdlib[m] = true
-	}
-}
+	tomllib _interpreters _pyrepl`}

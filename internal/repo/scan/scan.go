@@ -83,12 +83,8 @@ func Scan(ctx context.Context, root string, opts Options) (*model.Graph, error) 
 	if err != nil {
 		return nil, err
 	}
-	dir := fr.Dir()
-	osr, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer osr.Close()
+	defer fr.Close()
+	dir, osr := fr.Dir(), fr.OS()
 	opts.Hooks.progress(PhaseListing, 0, 0)
 	l, err := openListing(ctx, dir, true)
 	if err != nil {
@@ -140,12 +136,8 @@ func Update(ctx context.Context, prev *model.Graph, changed []string, opts Optio
 	if err != nil {
 		return nil, err
 	}
-	dir := fr.Dir()
-	osr, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer osr.Close()
+	defer fr.Close()
+	dir, osr := fr.Dir(), fr.OS()
 
 	prevByPath := make(map[string]int, len(prev.Files))
 	for i := range prev.Files {
@@ -227,7 +219,6 @@ func Update(ctx context.Context, prev *model.Graph, changed []string, opts Optio
 		if err != nil {
 			return nil, err
 		}
-		listed = nil
 		for _, p := range rel {
 			if present[p] {
 				toParse = append(toParse, p)

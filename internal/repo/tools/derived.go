@@ -7,8 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/bmatcuk/doublestar/v4"
-
+	"github.com/kontext-dev/kontext/internal/knowledge/glob"
 	"github.com/kontext-dev/kontext/internal/repo"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
@@ -175,10 +174,12 @@ func (d *derived) touches() {
 					mods[d.moduleOf(ev.File)] = true
 				}
 			}
-			for _, glob := range dec.Paths {
-				glob = strings.TrimPrefix(glob, "./")
+			// The paths match as the knowledge store's do, and as change
+			// impact matches them (analyze.Impact): a directory covers its
+			// contents, a pattern without a slash matches at any depth.
+			for _, pattern := range dec.Paths {
 				for _, p := range d.paths {
-					if ok, err := doublestar.Match(glob, p); err == nil && ok || strings.HasSuffix(glob, "/") && strings.HasPrefix(p, glob) {
+					if glob.Match(pattern, p) {
 						mods[d.moduleOf(p)] = true
 					}
 				}

@@ -199,8 +199,11 @@ func serveRepo(t *testing.T, dir string) *session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := New(root, repo.NewEngine(repo.Options{}))
-	return serveHandlers(t, h)
+	engine := repo.NewEngine(repo.Options{})
+	// Closed after the session (cleanups run last first): its watcher,
+	// inotify instance and barrier directory go with the test.
+	t.Cleanup(func() { engine.Close() })
+	return serveHandlers(t, New(root, engine))
 }
 
 func serveHandlers(t *testing.T, h *Handlers) *session {

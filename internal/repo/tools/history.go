@@ -159,25 +159,8 @@ func (h *Handlers) GetChangeImpact(ctx context.Context, in *spec.GetChangeImpact
 		DirectDependents: imp.DirectDependents, TransitiveDependents: imp.TransitiveDependents,
 		Files: imp.Files, Tests: imp.Tests, Decisions: imp.Decisions, Conventions: imp.Conventions,
 	}
-	if imp.Truncated {
-		// Impact shares one bound between files and tests (files first) and
-		// caps the module lists; name whichever reached its bound.
-		if len(imp.Files)+len(imp.Tests) >= maxFiles {
-			addTruncated(&res.Truncated, "files")
-			addTruncated(&res.Truncated, "tests")
-		}
-		if len(imp.DirectDependents) >= impactModuleBound {
-			addTruncated(&res.Truncated, "directDependents")
-		}
-		if len(imp.TransitiveDependents) >= impactModuleBound {
-			addTruncated(&res.Truncated, "transitiveDependents")
-		}
-		if len(res.Truncated) == 0 {
-			addTruncated(&res.Truncated, "files")
-		}
+	for _, l := range imp.Cut {
+		addTruncated(&res.Truncated, l)
 	}
 	return shape(res, full(in.Detail)), nil
 }
-
-// impactModuleBound is the cap analyze.Impact puts on its module lists.
-const impactModuleBound = 200

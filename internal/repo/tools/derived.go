@@ -132,21 +132,6 @@ func (d *derived) isDir(dir string) bool {
 	return i < len(d.paths) && strings.HasPrefix(d.paths[i], prefix)
 }
 
-// centrality orders modules for lists that may be cut: the modules most
-// depended upon first, then the biggest.
-func centrality(a, b *model.Module) bool {
-	if len(a.UsedBy) != len(b.UsedBy) {
-		return len(a.UsedBy) > len(b.UsedBy)
-	}
-	if len(a.DependsOn) != len(b.DependsOn) {
-		return len(a.DependsOn) > len(b.DependsOn)
-	}
-	if a.Files != b.Files {
-		return a.Files > b.Files
-	}
-	return a.ID < b.ID
-}
-
 // touches computes, once, which modules each decision and convention
 // concerns: where it is recorded, where its evidence points, and (for a
 // decision) the paths it says it governs.

@@ -45,7 +45,7 @@ func (h *Handlers) GetRepositoryContext(ctx context.Context, in *spec.GetReposit
 	for i := range g.Modules {
 		mods = append(mods, &g.Modules[i])
 	}
-	sort.Slice(mods, func(i, j int) bool { return centrality(mods[i], mods[j]) })
+	sort.Slice(mods, func(i, j int) bool { return analyze.MoreImportant(mods[i], mods[j]) })
 	for _, m := range cut(mods, in.MaxModules, "modules", &res.Truncated) {
 		res.Modules = append(res.Modules, moduleSummary(m))
 	}
@@ -164,7 +164,7 @@ func (h *Handlers) GetArchitecture(ctx context.Context, in *spec.GetArchitecture
 		if centre != nil && (mods[i].ID == centre.ID) != (mods[j].ID == centre.ID) {
 			return mods[i].ID == centre.ID
 		}
-		return centrality(mods[i], mods[j])
+		return analyze.MoreImportant(mods[i], mods[j])
 	})
 	for _, m := range mods {
 		am := results.ArchModule{ID: m.ID, Name: m.Name, Roles: m.Roles, Files: m.Files}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kontext-dev/kontext/internal/repo/analyze"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
 
@@ -146,7 +147,7 @@ func (d *derived) suggest(target string) []string {
 		for i := range d.g.Modules {
 			mods = append(mods, &d.g.Modules[i])
 		}
-		sort.Slice(mods, func(i, j int) bool { return centrality(mods[i], mods[j]) })
+		sort.Slice(mods, func(i, j int) bool { return analyze.MoreImportant(mods[i], mods[j]) })
 		for _, m := range mods {
 			if len(out) == maxSuggestions {
 				break

@@ -14,6 +14,7 @@ import (
 	spec "github.com/kontext-dev/kontext/gen/toolsets/repo"
 	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/repo"
+	"github.com/kontext-dev/kontext/internal/repo/analyze"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 	"github.com/kontext-dev/kontext/internal/repo/results"
 )
@@ -118,7 +119,7 @@ func TestCompactBudgetOnLargeRepositories(t *testing.T) {
 			if len(snap.Graph.Modules) > 0 {
 				best := &snap.Graph.Modules[0]
 				for i := range snap.Graph.Modules {
-					if centrality(&snap.Graph.Modules[i], best) {
+					if analyze.MoreImportant(&snap.Graph.Modules[i], best) {
 						best = &snap.Graph.Modules[i]
 					}
 				}

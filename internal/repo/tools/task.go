@@ -136,7 +136,7 @@ func (h *Handlers) GetContextForTask(ctx context.Context, in *spec.GetContextFor
 		if list[i].score != list[j].score {
 			return list[i].score > list[j].score
 		}
-		return centrality(list[i].m, list[j].m)
+		return analyze.MoreImportant(list[i].m, list[j].m)
 	})
 	list = cut(list, maxModules, "modules", &res.Truncated)
 	selected := map[string]bool{}

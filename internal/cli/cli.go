@@ -421,6 +421,12 @@ func flagsFirst(app *cli.App, args []string) []string {
 	takesValue := map[string]bool{}
 	for _, f := range cmd.Flags {
 		_, isBool := f.(*cli.BoolFlag)
+		if g, ok := f.(*cli.GenericFlag); ok {
+			// A generic flag that tells the flag package it is boolean
+			// (config --write) takes no separate value either.
+			b, ok := g.Value.(interface{ IsBoolFlag() bool })
+			isBool = ok && b.IsBoolFlag()
+		}
 		for _, n := range f.Names() {
 			takesValue[n] = !isBool
 		}

@@ -249,7 +249,7 @@ func newConfigRun(c *cli.Context, commandArgs *argList) (*configRun, error) {
 }
 
 // explicitRoot is --root DIR made absolute and checked; a client variable
-// such as ${workspaceFolder} passes as it is, and '' passes no root.
+// such as ${workspaceFolder} passes as it is, and an empty DIR passes none.
 func explicitRoot(dir string) (string, error) {
 	if dir == "" || strings.Contains(dir, "${") {
 		return dir, nil

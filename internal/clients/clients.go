@@ -236,11 +236,12 @@ func (c Client) Merge(existing []byte, s Spec) ([]byte, error) {
 }
 
 // CommandLine returns the client's own command that adds kontext's entry,
-// as arguments; CommandScope says which scope that command writes.
+// as arguments, for s's scope; with none, for CommandScope's.
 func (c Client) CommandLine(s Spec) ([]string, error) {
 	if c.commandLine == nil {
 		return nil, fmt.Errorf("%s has no command that adds a server; use --write or --file%s", c.Title, c.linkHint())
 	}
+	s.Scope = c.CommandScope(s.Scope)
 	s, err := c.normalize(s)
 	if err != nil {
 		return nil, err

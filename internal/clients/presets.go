@@ -84,11 +84,13 @@ var all = []Client{
 	{
 		// https://cursor.com/docs/mcp: .cursor/mcp.json in the project,
 		// ~/.cursor/mcp.json for every project; a STDIO server is {type,
-		// command, args, env, envFile}; "Config interpolation" resolves
-		// ${workspaceFolder} in command and args. The install link is
-		// cursor://anysphere.cursor-deeplink/mcp/install?name=…&config=
-		// <base64 of the server's JSON> (the docs' "Add to Cursor"
-		// generator; forum.cursor.com/t/128080 shows the decoded form).
+		// command, args, env, envFile}; its config interpolation resolves
+		// ${env:NAME}, ${userHome} and ${workspaceFolder} (that part read
+		// through syllago.dev's page on Cursor's MCP configs, which cites
+		// it). The install link is cursor://anysphere.cursor-deeplink/mcp/
+		// install?name=…&config=<base64 of the server's JSON> (the docs'
+		// "Add to Cursor" generator; forum.cursor.com/t/128080 shows the
+		// decoded form, {"command": …, "args": […]}).
 		ID:           "cursor",
 		Title:        "Cursor",
 		Format:       JSON,

@@ -11,11 +11,20 @@ FUZZTIME ?= 20s
 
 all: build
 
-build:
-	$(GO) build -o $(BIN)/kontext ./cmd/kontext
+# -buildvcs=auto stamps the commit into the binary (kontext version shows
+# it) even where GOFLAGS turns stamping off, and skips it outside a checkout.
+BUILD := $(GO) build -buildvcs=auto -o $(BIN)/kontext ./cmd/kontext
 
-run: build
-	$(BIN)/kontext mcp --root .
+build:
+	$(BUILD)
+
+# An MCP client may run `make run` itself, so stdout carries JSON-RPC only:
+# the recipe is not echoed, the build talks on stderr, and kontext replaces
+# the shell. (From another directory use make -s -C DIR run: -C alone makes
+# make print "Entering directory" on stdout.)
+run:
+	@$(BUILD) >&2
+	@exec $(BIN)/kontext mcp --root .
 
 generate:
 	$(GO) generate ./...

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/mcp"
@@ -26,7 +27,7 @@ import (
 
 // Version is the kontext version, set at build time with
 // -ldflags "-X github.com/kontext-dev/kontext/internal/cli.Version=…".
-var Version = "0.1.0-dev"
+var Version = defaultVersion
 
 // ToolsetFactory builds one toolset for a repository root.
 type ToolsetFactory struct {
@@ -83,7 +84,6 @@ func NewApp(toolsets []ToolsetFactory, stdout, stderr io.Writer) *cli.App {
 		Writer:               stdout,
 		ErrWriter:            stderr,
 		EnableBashCompletion: true,
-		HideVersion:          true,
 		ExitErrHandler:       func(*cli.Context, error) {},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return cli.Exit(err.Error()+" (see kontext help)", 2)
@@ -94,14 +94,7 @@ func NewApp(toolsets []ToolsetFactory, stdout, stderr io.Writer) *cli.App {
 
 			toolsCommand(toolsets),
 			callCommand(toolsets),
-			{
-				Name:  "version",
-				Usage: "print the version",
-				Action: func(c *cli.Context) error {
-					fmt.Fprintf(c.App.Writer, "kontext %s (MCP %s)\n", Version, strings.Join(mcp.SupportedVersions(), ", "))
-					return nil
-				},
-			},
+			versionCommand(),
 		},
 	}
 	for _, f := range toolsets {
@@ -254,12 +247,21 @@ func mcpCommand(factories []ToolsetFactory) *cli.Command {
 			if err != nil {
 				return err
 			}
+			if term.IsTerminal(int(os.Stdin.Fd())) {
+				// Someone ran it by hand and sees nothing happen: say why.
+				fmt.Fprintln(c.App.ErrWriter, waitingNotice)
+			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return b.server.ServeStdio(ctx)
 		},
 	}
 }
+
+// waitingNotice is what kontext mcp says when its stdin is a terminal:
+// an MCP client starts it and speaks JSON-RPC on its stdin.
+const waitingNotice = "kontext mcp is waiting for an MCP client on stdin; a client starts it itself. " +
+	"To connect one: kontext config --list, then e.g. kontext config cursor --write. Ctrl-D or Ctrl-C ends it."
 
 func stderrLogger(w io.Writer, level string) (*slog.Logger, error) {
 	var l slog.Level
@@ -421,6 +423,12 @@ func flagsFirst(app *cli.App, args []string) []string {
 	takesValue := map[string]bool{}
 	for _, f := range cmd.Flags {
 		_, isBool := f.(*cli.BoolFlag)
+		if g, ok := f.(*cli.GenericFlag); ok {
+			// A generic flag that tells the flag package it is boolean
+			// (config --write) takes no separate value either.
+			b, ok := g.Value.(interface{ IsBoolFlag() bool })
+			isBool = ok && b.IsBoolFlag()
+		}
 		for _, n := range f.Names() {
 			takesValue[n] = !isBool
 		}

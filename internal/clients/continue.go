@@ -20,8 +20,8 @@ type continueServer struct {
 	Args    []string `yaml:"args"`
 }
 
-func continueEntry(s Server) continueServer {
-	return continueServer{Name: ServerName, Command: s.Command, Args: s.Args}
+func continueEntry(s Spec) continueServer {
+	return continueServer{Name: s.name(), Command: s.Command, Args: s.argv()}
 }
 
 // yamlStyle matches the config.yaml reference, whose lists are indented
@@ -32,7 +32,7 @@ var yamlStyle = []yaml.EncodeOption{yaml.IndentSequence(true)}
 // encoded as a mapping and turned into a list item by hand, because the
 // encoder indents a top-level list by two spaces, which would not paste
 // cleanly under `mcpServers:`.
-func continueRender(s Server) ([]byte, error) {
+func continueRender(s Spec) ([]byte, error) {
 	body, err := yaml.MarshalWithOptions(continueEntry(s), yamlStyle...)
 	if err != nil {
 		return nil, err
@@ -52,17 +52,22 @@ func continueRender(s Server) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// continueNewFile is what --write creates when there is no config.yaml
-// yet. Continue refuses a config.yaml without name, version and schema, so
-// they are written too, with the values Continue itself puts in the file
-// it creates.
-func continueNewFile(s Server) ([]byte, error) {
+// continueNewFile is what --write creates when there is no file yet.
+// Continue refuses a config.yaml, and a block file in .continue/mcpServers,
+// without name, version and schema, so they are written too: for
+// config.yaml with the values Continue itself puts in the file it
+// creates, for a block file with those of the documentation's example.
+func continueNewFile(s Spec) ([]byte, error) {
 	list, err := continueRender(s)
 	if err != nil {
 		return nil, err
 	}
 	var out bytes.Buffer
-	out.WriteString("name: Local Config\nversion: 1.0.0\nschema: v1\nmcpServers:\n")
+	if s.Scope == Project {
+		fmt.Fprintf(&out, "name: %s\nversion: 0.0.1\nschema: v1\nmcpServers:\n", s.name())
+	} else {
+		out.WriteString("name: Local Config\nversion: 1.0.0\nschema: v1\nmcpServers:\n")
+	}
 	for _, line := range strings.SplitAfter(string(list), "\n") {
 		if line != "" {
 			out.WriteString("  " + line)
@@ -78,7 +83,7 @@ func continueNewFile(s Server) ([]byte, error) {
 // with edited trees, the result is decoded again and compared with what
 // the edit should have produced; on any difference kontext refuses rather
 // than write a file that says something else.
-func continueMerge(existing []byte, s Server) ([]byte, error) {
+func continueMerge(existing []byte, s Spec) ([]byte, error) {
 	if len(bytes.TrimSpace(existing)) == 0 {
 		return continueNewFile(s)
 	}
@@ -153,7 +158,7 @@ func setContinueEntry(root *ast.MappingNode, entry continueServer) error {
 			}
 			replaced := false
 			for i, item := range list.Values {
-				if isNamedItem(item, ServerName) {
+				if isNamedItem(item, entry.Name) {
 					if err := list.Replace(i, entryNode); err != nil {
 						return err
 					}
@@ -190,7 +195,7 @@ func rebuildFlowList(kv *ast.MappingValueNode, entry continueServer) error {
 	}
 	replaced := false
 	for i, item := range items {
-		if m, ok := item.(yaml.MapSlice); ok && m.ToMap()["name"] == ServerName {
+		if m, ok := item.(yaml.MapSlice); ok && m.ToMap()["name"] == entry.Name {
 			items[i] = entry
 			replaced = true
 		}
@@ -270,7 +275,7 @@ func checkContinueMerge(before, after []byte, entry continueServer) error {
 	list = append([]any(nil), list...)
 	replaced := false
 	for i, item := range list {
-		if m, ok := item.(map[string]any); ok && m["name"] == ServerName {
+		if m, ok := item.(map[string]any); ok && m["name"] == entry.Name {
 			list[i] = entryValue
 			replaced = true
 		}

@@ -8,77 +8,45 @@ import (
 	"io"
 )
 
-// The JSON entries are structs, not maps, so that their keys come out in
-// the order the clients' documentation shows them.
-
-type claudeCodeServer struct {
-	Type    string            `json:"type"`
-	Command string            `json:"command"`
-	Args    []string          `json:"args"`
-	Env     map[string]string `json:"env"`
-}
-
-func claudeCodeEntry(s Server) any {
-	return claudeCodeServer{Type: "stdio", Command: s.Command, Args: s.Args, Env: map[string]string{}}
-}
-
-type cursorServer struct {
-	Type    string   `json:"type"`
-	Command string   `json:"command"`
-	Args    []string `json:"args"`
-}
-
-func cursorEntry(s Server) any {
-	return cursorServer{Type: "stdio", Command: s.Command, Args: s.Args}
-}
-
-type clineServer struct {
-	Command     string   `json:"command"`
-	Args        []string `json:"args"`
-	Disabled    bool     `json:"disabled"`
-	AutoApprove []string `json:"autoApprove"`
-}
-
-func clineEntry(s Server) any {
-	return clineServer{Command: s.Command, Args: s.Args, AutoApprove: []string{}}
-}
-
-type commandArgsServer struct {
-	Command string   `json:"command"`
-	Args    []string `json:"args"`
-}
-
-func commandArgsEntry(s Server) any {
-	return commandArgsServer{Command: s.Command, Args: s.Args}
-}
-
 const defaultJSONIndent = "  "
 
-func jsonRender(entry func(Server) any) func(Server) ([]byte, error) {
-	return func(s Server) ([]byte, error) {
+// jsonRender prints the servers field holding only kontext's entry.
+func jsonRender(entry func(Spec) any) func(Spec) ([]byte, error) {
+	return func(s Spec) ([]byte, error) {
 		raw, err := marshalJSON(entry(s))
 		if err != nil {
 			return nil, err
 		}
-		return encodeObject(jsonObject{{ServerName, raw}}, defaultJSONIndent)
+		return encodeObject(jsonObject{{s.name(), raw}}, defaultJSONIndent)
 	}
 }
 
-func jsonMerge(entry func(Server) any) func([]byte, Server) ([]byte, error) {
-	return func(existing []byte, s Server) ([]byte, error) {
+// jsonFileRender prints a whole file: the servers field under key.
+func jsonFileRender(key string, entry func(Spec) any) func(Spec) ([]byte, error) {
+	return func(s Spec) ([]byte, error) {
+		servers, err := jsonRender(entry)(s)
+		if err != nil {
+			return nil, err
+		}
+		return encodeObject(jsonObject{{key, servers}}, defaultJSONIndent)
+	}
+}
+
+func jsonMerge(key string, entry func(Spec) any) func([]byte, Spec) ([]byte, error) {
+	return func(existing []byte, s Spec) ([]byte, error) {
 		raw, err := marshalJSON(entry(s))
 		if err != nil {
 			return nil, err
 		}
-		return mergeJSON(existing, raw)
+		return mergeJSON(existing, key, s.name(), raw)
 	}
 }
 
-// mergeJSON sets mcpServers.kontext in a JSON document. Unrelated members
+// mergeJSON sets key.name in a JSON document. Unrelated members
 // stay as they were, in their order and with their exact values (numbers
 // are never rounded through float64); only the whitespace between tokens
 // is laid out anew, in the indentation the file already uses.
-func mergeJSON(existing, entry json.RawMessage) ([]byte, error) {
+func mergeJSON(existing []byte, key, name string, entry json.RawMessage) ([]byte, error) {
 	bom := []byte("\xef\xbb\xbf")
 	hadBOM := bytes.HasPrefix(existing, bom)
 	existing = bytes.TrimPrefix(existing, bom)
@@ -94,20 +62,23 @@ func mergeJSON(existing, entry json.RawMessage) ([]byte, error) {
 			return nil, describeJSONError(existing, err)
 		}
 	}
+	if err := checkServersKey(key, func(k string) bool { _, ok := top.get(k); return ok }); err != nil {
+		return nil, err
+	}
 	servers := jsonObject{}
-	if raw, ok := top.get("mcpServers"); ok && !isJSONNull(raw) {
+	if raw, ok := top.get(key); ok && !isJSONNull(raw) {
 		var err error
 		// raw is known to be valid JSON: only its kind can be wrong.
 		if servers, err = decodeObject(raw); err != nil {
-			return nil, fmt.Errorf("mcpServers is %s, not an object; kontext left the file as it was", jsonKind(raw))
+			return nil, fmt.Errorf("%s is %s, not an object; kontext left the file as it was", key, jsonKind(raw))
 		}
 	}
-	servers.set(ServerName, entry)
+	servers.set(name, entry)
 	rawServers, err := encodeObject(servers, "")
 	if err != nil {
 		return nil, err
 	}
-	top.set("mcpServers", rawServers)
+	top.set(key, rawServers)
 	out, err := encodeObject(top, detectIndent(existing))
 	if err != nil {
 		return nil, err
@@ -238,6 +209,29 @@ func detectIndent(data []byte) string {
 		}
 	}
 	return defaultJSONIndent
+}
+
+// serversKeys are the fields JSON clients keep their servers in, and the
+// client each one tells apart.
+var serversKeys = map[string]string{
+	"mcpServers":      "Claude, Cursor, Cline and most others",
+	"servers":         "VS Code",
+	"context_servers": "Zed",
+}
+
+// checkServersKey refuses a file that holds another client's servers field
+// and not this one's: an mcpServers entry in VS Code's mcp.json, or a
+// servers entry in Cursor's, is a key the client silently ignores.
+func checkServersKey(key string, has func(string) bool) error {
+	if _, known := serversKeys[key]; !known || has(key) {
+		return nil
+	}
+	for _, other := range []string{"mcpServers", "servers", "context_servers"} {
+		if who := serversKeys[other]; other != key && has(other) {
+			return fmt.Errorf("the file has %q (the servers field of %s) and no %q, so it belongs to another client; kontext left it as it was", other, who, key)
+		}
+	}
+	return nil
 }
 
 func isJSONNull(raw json.RawMessage) bool {

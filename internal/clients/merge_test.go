@@ -29,10 +29,11 @@ const crowdedJSON = `{
 }
 `
 
+// jsonClients are the clients whose files are strict JSON with mcpServers.
 func jsonClients() []Client {
 	var out []Client
 	for _, c := range All() {
-		if c.Format == JSON {
+		if c.Format == JSON && c.Key == "mcpServers" && c.Writable() {
 			out = append(out, c)
 		}
 	}
@@ -68,7 +69,7 @@ func compact(t *testing.T, raw []byte) string {
 func TestJSONMergeKeepsEverythingElse(t *testing.T) {
 	for _, c := range jsonClients() {
 		t.Run(c.ID, func(t *testing.T) {
-			merged, err := c.Merge([]byte(crowdedJSON), "kontext", []string{"mcp"})
+			merged, err := c.Merge([]byte(crowdedJSON), plain("kontext", "mcp"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,7 +98,7 @@ func TestJSONMergeKeepsEverythingElse(t *testing.T) {
 					t.Errorf("server %s changed: %s became %s", m.key, want, got)
 				}
 			}
-			rendered, err := c.Render("kontext", []string{"mcp"})
+			rendered, err := c.Render(plain("kontext", "mcp"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -121,11 +122,11 @@ func mustGet(t *testing.T, obj jsonObject, key string) json.RawMessage {
 func TestJSONMergeIsIdempotent(t *testing.T) {
 	for _, c := range jsonClients() {
 		for name, input := range map[string]string{"crowded": crowdedJSON, "new": ""} {
-			once, err := c.Merge([]byte(input), "node", []string{"/x/bin.js"})
+			once, err := c.Merge([]byte(input), plain("node", "/x/bin.js"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			twice, err := c.Merge(once, "node", []string{"/x/bin.js"})
+			twice, err := c.Merge(once, plain("node", "/x/bin.js"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,11 +140,11 @@ func TestJSONMergeIsIdempotent(t *testing.T) {
 func TestJSONMergeIntoNothingWrapsThePreset(t *testing.T) {
 	for _, c := range jsonClients() {
 		for _, existing := range []string{"", "  \n", "{}", `{"mcpServers": null}`, `{"mcpServers": {}}`} {
-			merged, err := c.Merge([]byte(existing), "kontext", []string{"mcp"})
+			merged, err := c.Merge([]byte(existing), plain("kontext", "mcp"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			rendered, _ := c.Render("kontext", []string{"mcp"})
+			rendered, _ := c.Render(plain("kontext", "mcp"))
 			want, err := encodeObject(jsonObject{{"mcpServers", rendered}}, "  ")
 			if err != nil {
 				t.Fatal(err)
@@ -158,7 +159,7 @@ func TestJSONMergeIntoNothingWrapsThePreset(t *testing.T) {
 func TestJSONMergeKeepsTheFilesIndentationAndBOM(t *testing.T) {
 	c, _ := Lookup("claude-desktop")
 	existing := "\xef\xbb\xbf{\n\t\"theme\": \"dark\"\n}\n"
-	merged, err := c.Merge([]byte(existing), "kontext", []string{"mcp"})
+	merged, err := c.Merge([]byte(existing), plain("kontext", "mcp"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +172,7 @@ func TestJSONMergeKeepsTheFilesIndentationAndBOM(t *testing.T) {
 func TestJSONMergeDropsDuplicateKontextEntries(t *testing.T) {
 	c, _ := Lookup("claude-desktop")
 	existing := `{"mcpServers": {"kontext": {"command": "a"}, "other": {"command": "b"}, "kontext": {"command": "c"}}}`
-	merged, err := c.Merge([]byte(existing), "kontext", []string{"mcp"})
+	merged, err := c.Merge([]byte(existing), plain("kontext", "mcp"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +194,7 @@ func TestJSONMergeRefusesWhatItCannotMergeSafely(t *testing.T) {
 		{"servers string", `{"mcpServers": "kontext"}`, "mcpServers is a string, not an object"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := c.Merge([]byte(tc.existing), "kontext", []string{"mcp"})
+			_, err := c.Merge([]byte(tc.existing), plain("kontext", "mcp"))
 			if err == nil {
 				t.Fatal("merged a file it should have refused")
 			}
@@ -244,7 +245,7 @@ func decodeYAML(t *testing.T, data []byte) map[string]any {
 
 func TestContinueMergeReplacesTheItemAndKeepsTheRest(t *testing.T) {
 	c, _ := Lookup("continue")
-	merged, err := c.Merge([]byte(crowdedYAML), "node", []string{"/x/bin.js"})
+	merged, err := c.Merge([]byte(crowdedYAML), plain("node", "/x/bin.js"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +253,7 @@ func TestContinueMergeReplacesTheItemAndKeepsTheRest(t *testing.T) {
 	if string(merged) != want {
 		t.Errorf("got\n%s\nwant\n%s", merged, want)
 	}
-	again, err := c.Merge(merged, "node", []string{"/x/bin.js"})
+	again, err := c.Merge(merged, plain("node", "/x/bin.js"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +265,7 @@ func TestContinueMergeReplacesTheItemAndKeepsTheRest(t *testing.T) {
 func TestContinueMergeAppendsToTheList(t *testing.T) {
 	c, _ := Lookup("continue")
 	existing := "name: x\nversion: 1.0.0\nschema: v1\nmcpServers:\n  - name: sqlite\n    command: uvx\nrules: []\n"
-	merged, err := c.Merge([]byte(existing), "kontext", []string{"mcp"})
+	merged, err := c.Merge([]byte(existing), plain("kontext", "mcp"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +291,7 @@ func TestContinueMergeHandlesEveryShapeOfMCPServers(t *testing.T) {
 		"no final newline": "name: x\nmcpServers:\n  - name: a\n    command: b",
 	} {
 		t.Run(name, func(t *testing.T) {
-			merged, err := c.Merge([]byte(existing), "kontext", []string{"mcp"})
+			merged, err := c.Merge([]byte(existing), plain("kontext", "mcp"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -314,7 +315,7 @@ func TestContinueMergeHandlesEveryShapeOfMCPServers(t *testing.T) {
 			if strings.Contains(existing, "name: a") && !strings.Contains(string(merged), "name: a") {
 				t.Errorf("the other server went missing:\n%s", merged)
 			}
-			again, err := c.Merge(merged, "kontext", []string{"mcp"})
+			again, err := c.Merge(merged, plain("kontext", "mcp"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -327,7 +328,7 @@ func TestContinueMergeHandlesEveryShapeOfMCPServers(t *testing.T) {
 
 func TestContinueMergeIntoNothingCreatesAValidConfig(t *testing.T) {
 	c, _ := Lookup("continue")
-	merged, err := c.Merge(nil, "kontext", []string{"mcp"})
+	merged, err := c.Merge(nil, plain("kontext", "mcp"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +347,7 @@ func TestContinueMergeRefusesWhatItCannotMergeSafely(t *testing.T) {
 		{"two documents", "name: a\n---\nname: b\n", "more than one YAML document"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := c.Merge([]byte(tc.existing), "kontext", []string{"mcp"})
+			_, err := c.Merge([]byte(tc.existing), plain("kontext", "mcp"))
 			if err == nil {
 				t.Fatal("merged a file it should have refused")
 			}
@@ -365,12 +366,12 @@ func TestWriteFileCreatesMergesAndIsIdempotent(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, ".cursor", "mcp.json")
 
-	changed, err := c.WriteFile(path, "kontext", []string{"mcp"})
+	changed, err := c.WriteFile(path, plain("kontext", "mcp"))
 	if err != nil || !changed {
 		t.Fatalf("creating: changed=%v err=%v", changed, err)
 	}
 	created, _ := os.ReadFile(path)
-	want, _ := c.Merge(nil, "kontext", []string{"mcp"})
+	want, _ := c.Merge(nil, plain("kontext", "mcp"))
 	if !bytes.Equal(created, want) {
 		t.Errorf("created\n%s\nwant\n%s", created, want)
 	}
@@ -381,18 +382,18 @@ func TestWriteFileCreatesMergesAndIsIdempotent(t *testing.T) {
 	if err := os.Chmod(path, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if changed, err := c.WriteFile(path, "kontext", []string{"mcp"}); err != nil || !changed {
+	if changed, err := c.WriteFile(path, plain("kontext", "mcp")); err != nil || !changed {
 		t.Fatalf("merging: changed=%v err=%v", changed, err)
 	}
 	merged, _ := os.ReadFile(path)
-	if want, _ := c.Merge([]byte(crowdedJSON), "kontext", []string{"mcp"}); !bytes.Equal(merged, want) {
+	if want, _ := c.Merge([]byte(crowdedJSON), plain("kontext", "mcp")); !bytes.Equal(merged, want) {
 		t.Errorf("merged\n%s\nwant\n%s", merged, want)
 	}
 	if info, _ := os.Stat(path); info.Mode().Perm() != 0o600 {
 		t.Errorf("mode became %v; a private settings file must stay private", info.Mode().Perm())
 	}
 
-	if changed, err := c.WriteFile(path, "kontext", []string{"mcp"}); err != nil || changed {
+	if changed, err := c.WriteFile(path, plain("kontext", "mcp")); err != nil || changed {
 		t.Fatalf("second run: changed=%v err=%v, want no change", changed, err)
 	}
 	if again, _ := os.ReadFile(path); !bytes.Equal(again, merged) {
@@ -409,7 +410,7 @@ func TestWriteFileLeavesAnInvalidFileUntouched(t *testing.T) {
 	if err := os.WriteFile(path, broken, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := c.WriteFile(path, "kontext", []string{"mcp"})
+	_, err := c.WriteFile(path, plain("kontext", "mcp"))
 	if err == nil {
 		t.Fatal("wrote over an invalid file")
 	}
@@ -436,7 +437,7 @@ func TestWriteFileFollowsASymlink(t *testing.T) {
 	if err := os.Symlink(real, link); err != nil {
 		t.Skip("no symlinks here:", err)
 	}
-	if _, err := c.WriteFile(link, "kontext", []string{"mcp"}); err != nil {
+	if _, err := c.WriteFile(link, plain("kontext", "mcp")); err != nil {
 		t.Fatal(err)
 	}
 	if info, err := os.Lstat(link); err != nil || info.Mode()&os.ModeSymlink == 0 {

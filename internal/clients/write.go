@@ -16,7 +16,14 @@ import (
 // replaced in one rename, so a reader never sees half a file and a failed
 // merge leaves it exactly as it was. A missing file is created; a symbolic
 // link is followed, so a file kept in a dotfiles repository stays there.
-func (c Client) WriteFile(path, command string, args []string) (changed bool, err error) {
+// Another client's file is refused (CheckTarget).
+func (c Client) WriteFile(path string, s Spec) (changed bool, err error) {
+	if !c.Writable() {
+		return false, c.notWritable()
+	}
+	if err := c.CheckTarget(path); err != nil {
+		return false, err
+	}
 	target, err := resolveLink(path)
 	if err != nil {
 		return false, err
@@ -33,7 +40,7 @@ func (c Client) WriteFile(path, command string, args []string) (changed bool, er
 			perm = info.Mode().Perm()
 		}
 	}
-	merged, err := c.Merge(existing, command, args)
+	merged, err := c.Merge(existing, s)
 	if err != nil {
 		return false, fmt.Errorf("%s: %w", path, err)
 	}

@@ -68,3 +68,63 @@ func Unmarshal(data []byte, v any) error {
 	}
 	return json.Unmarshal(Strip(data), v)
 }
+
+// Blank returns data with every comment and trailing comma replaced by
+// spaces, byte for byte (line breaks inside comments are kept), so the
+// result is plain JSON whose offsets are those of data. Code that edits a
+// JSONC file in place finds its way through the blanked copy and splices
+// into the original, keeping every comment it does not touch.
+func Blank(data []byte) []byte {
+	out := make([]byte, len(data))
+	copy(out, data)
+	inStr := false
+	lastComma := -1 // offset of a comma that may yet prove to be trailing
+	for i := 0; i < len(out); i++ {
+		c := out[i]
+		if inStr {
+			if c == '\\' && i+1 < len(out) {
+				i++
+			} else if c == '"' {
+				inStr = false
+			}
+			continue
+		}
+		switch {
+		case c == '"':
+			inStr = true
+			lastComma = -1
+		case c == '/' && i+1 < len(out) && out[i+1] == '/':
+			for i < len(out) && out[i] != '\n' {
+				out[i] = ' '
+				i++
+			}
+		case c == '/' && i+1 < len(out) && out[i+1] == '*':
+			out[i], out[i+1] = ' ', ' '
+			i += 2
+			for i < len(out) && !(out[i] == '*' && i+1 < len(out) && out[i+1] == '/') {
+				if out[i] != '\n' && out[i] != '\r' {
+					out[i] = ' '
+				}
+				i++
+			}
+			if i < len(out) {
+				out[i] = ' '
+				if i+1 < len(out) {
+					out[i+1] = ' '
+				}
+				i++
+			}
+		case c == ',':
+			lastComma = i
+		case c == ']' || c == '}':
+			if lastComma >= 0 {
+				out[lastComma] = ' '
+			}
+			lastComma = -1
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		default:
+			lastComma = -1
+		}
+	}
+	return out
+}

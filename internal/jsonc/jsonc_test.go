@@ -33,3 +33,34 @@ func TestUnmarshal(t *testing.T) {
 		t.Errorf("Unmarshal = %v %v", v, err)
 	}
 }
+
+func TestBlankKeepsOffsets(t *testing.T) {
+	for _, in := range []string{
+		"{\n  // comment \"with quotes\"\n  \"a\": \"http://x//y\", /* block\n spanning */\n  \"b\": [1, 2,],\n}",
+		"{\"compilerOptions\": {\"strict\": true, // on purpose\n}}",
+		"{\"a\": [1, /* none */ ]}",
+		"{\"a\": \"x\\\\\", \"b\": \"//\",}",
+		"{\"a\": \",\", \"b\": \"}\"}",
+		"/* unterminated",
+	} {
+		got := Blank([]byte(in))
+		if len(got) != len(in) {
+			t.Fatalf("Blank(%q) changed the length: %q", in, got)
+		}
+		for i := range got {
+			if (in[i] == '\n') != (got[i] == '\n') {
+				t.Fatalf("Blank(%q) moved a line break: %q", in, got)
+			}
+		}
+		if in != "/* unterminated" && !json.Valid(got) {
+			t.Errorf("Blank(%q) = %q, not JSON", in, got)
+		}
+		if strings.Contains(string(got), "comment") || strings.Contains(string(got), "block") {
+			t.Errorf("Blank(%q) kept a comment: %q", in, got)
+		}
+	}
+	// Strings are untouched, commas in them included.
+	if got := string(Blank([]byte(`{"a": ",", "b": "//x"}`))); got != `{"a": ",", "b": "//x"}` {
+		t.Errorf("Blank changed strings: %q", got)
+	}
+}

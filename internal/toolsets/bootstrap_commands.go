@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"github.com/kontext-dev/kontext/internal/clients"
 	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/git"
 	"github.com/kontext-dev/kontext/internal/knowledge/bootstrap"
@@ -50,6 +51,7 @@ func bootstrapCommands() []*cli.Command {
 					}
 				}
 				fmt.Fprintf(c.App.Writer, "Next: ask your agent to run ctx_init (the prompt kontext-init) to deepen it; review and commit %s/.\n", p.Store.Dir())
+				fmt.Fprintln(c.App.Writer, clients.ConnectHint(p.Git.Dir, os.Getenv))
 				return nil
 			}),
 		},

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/git"
@@ -37,6 +38,12 @@ type Service struct {
 
 	mu   sync.Mutex
 	repo *opened
+
+	// ranking is the engine's order of the modules, for the brief;
+	// rankWait bounds the wait for it (0: moduleRankWait, negative: no
+	// bound, for tests that need the ranked answer).
+	ranking  moduleRanking
+	rankWait time.Duration
 }
 
 // opened is the repository state a configuration was loaded for.

@@ -160,7 +160,7 @@ func (o *opened) status(ctx context.Context) string {
 	} else {
 		row("Hooks", hooksSummary(st))
 	}
-	if p := bootstrapProgress(o, entries); p != "" {
+	if p := bootstrapProgress(o, voice{shell: true}, entries); p != "" {
 		row("Bootstrap", p)
 	}
 	return strings.TrimRight(b.String(), "\n")
@@ -287,9 +287,18 @@ func hooksSummary(st hooks.Status) string {
 }
 
 // bootstrapProgress says how far the deepening of the bootstrap's docs is
-// ("" when there is nothing left to deepen).
-func bootstrapProgress(o *opened, entries []*store.Entry) string {
-	return bootstrap.StoreProgress(entries, o.cfg, o.store, o.state.Dir).String()
+// ("" when there is nothing left to deepen). The deepening is an agent's
+// work: a person is told to ask for it.
+func bootstrapProgress(o *opened, v voice, entries []*store.Entry) string {
+	p := bootstrap.StoreProgress(entries, o.cfg, o.store, o.state.Dir)
+	if p.Rendered == 0 || p.Deepened >= p.Rendered {
+		return ""
+	}
+	next := "ctx_init gives the next tasks"
+	if v.shell {
+		next = "ask your agent to run ctx_init (the kontext-init prompt) for the next tasks"
+	}
+	return fmt.Sprintf("%d of %d architecture docs deepened; %s", p.Deepened, p.Rendered, next)
 }
 
 // extras are the per-repository answers the brief and status reuse between

@@ -220,3 +220,66 @@ func githubSlug(heading string) string {
 	}
 	return b.String()
 }
+
+// StripComments removes HTML comments (<!-- … -->, over several lines
+// too) from Markdown, except inside code fences: nothing a reader of the
+// rendered page sees, and the bootstrap's placeholders for sections an
+// agent has yet to write are such comments. An unclosed comment runs to
+// the end, as it does when rendered.
+func StripComments(md string) string {
+	if !strings.Contains(md, "<!--") {
+		return md
+	}
+	var b strings.Builder
+	b.Grow(len(md))
+	fence := ""
+	inComment := false
+	for len(md) > 0 {
+		line, rest, found := strings.Cut(md, "\n")
+		md = rest
+		if !inComment {
+			if fence != "" {
+				if closesFence(line, fence) {
+					fence = ""
+				}
+				b.WriteString(line)
+				if found {
+					b.WriteByte('\n')
+				}
+				continue
+			}
+			if f := opensFence(line); f != "" {
+				fence = f
+				b.WriteString(line)
+				if found {
+					b.WriteByte('\n')
+				}
+				continue
+			}
+		}
+		for line != "" {
+			if inComment {
+				end := strings.Index(line, "-->")
+				if end < 0 {
+					line = ""
+					break
+				}
+				line = line[end+3:]
+				inComment = false
+				continue
+			}
+			start := strings.Index(line, "<!--")
+			if start < 0 {
+				b.WriteString(line)
+				break
+			}
+			b.WriteString(line[:start])
+			line = line[start+4:]
+			inComment = true
+		}
+		if found {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}

@@ -333,3 +333,23 @@ func TestBriefFromAShell(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// Search never finds or quotes the bootstrap's placeholders: the module
+// docs are found by what they say, and no snippet holds a comment.
+func TestSearchHidesPlaceholders(t *testing.T) {
+	_, h := newShop(t)
+	ctx := context.Background()
+	for _, q := range []string{"billing", "task module writes this section", "kontext facts start"} {
+		res, err := h.CtxSearch(ctx, &spec.CtxSearchInput{Query: q, Limit: 50, BudgetTokens: 100000})
+		if err != nil || res.IsError {
+			t.Fatalf("ctx_search %q: %v %v", q, err, res)
+		}
+		text := resultText(t, res)
+		if strings.Contains(text, "<!--") || strings.Contains(text, "kontext:") || strings.Contains(text, "ctx_init) writes") {
+			t.Errorf("ctx_search %q quotes a placeholder:\n%s", q, text)
+		}
+		if q == "billing" && !strings.Contains(text, "<kx:internal-billing>") {
+			t.Errorf("ctx_search billing does not find the module doc:\n%s", text)
+		}
+	}
+}

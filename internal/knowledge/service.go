@@ -167,6 +167,7 @@ func (o *opened) searchIndex(ctx context.Context) (*index.Index, error) {
 		Include:     o.cfg.Sources.Include,
 		Exclude:     o.cfg.Sources.Exclude,
 		ExcludeDirs: o.storeDirs(),
+		DetectDocs:  o.cfg.Sources.DetectDocs,
 		MaxBytes:    o.cfg.Sources.MaxBytes,
 		IsSecret:    secrets.IsSecretFile,
 	})

@@ -31,6 +31,10 @@ var ToolVerbs = map[string]string{
 	"ctx_prepare_commit": "prepare-commit",
 }
 
+// ToolVerbArgs are the parameters a verb takes as its first argument
+// (kontext read git:abc1234), as internal/toolsets declares them.
+var ToolVerbArgs = map[string]string{"ctx_search": "query", "ctx_read": "uri", "ctx_why": "target"}
+
 // tool names a tool the way the reader runs it.
 func (v voice) tool(name string) string {
 	if !v.shell {
@@ -50,7 +54,11 @@ func (v voice) call(name string, args ...any) string {
 	for i := 0; i+1 < len(args); i += 2 {
 		key, _ := args[i].(string)
 		if v.shell {
-			b.WriteString(" " + shellArg(key, args[i+1]))
+			if s, ok := args[i+1].(string); ok && key == ToolVerbArgs[name] {
+				b.WriteString(" " + shellWord(s))
+			} else {
+				b.WriteString(" " + shellArg(key, args[i+1]))
+			}
 			continue
 		}
 		raw, _ := json.Marshal(args[i+1])

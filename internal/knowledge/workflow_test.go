@@ -2,12 +2,18 @@ package knowledge
 
 import (
 	"context"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	spec "github.com/kontext-dev/kontext/gen/toolsets/knowledge"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
+	"github.com/kontext-dev/kontext/internal/mcp"
+	"github.com/kontext-dev/kontext/internal/shell"
 )
 
 func submitText(t *testing.T, h *Handlers, in *spec.CtxInitSubmitInput) string {
@@ -126,5 +132,173 @@ func TestInitSubmitRefusesWhatItCannotWrite(t *testing.T) {
 	// A known task is skipped.
 	if got := submitText(t, h, &spec.CtxInitSubmitInput{TaskID: "mod:internal/tools", Skip: &yes, Reason: &reason}); !strings.Contains(got, "Skipped mod:internal/tools.") {
 		t.Errorf("skip: %s", got)
+	}
+}
+
+// openStore opens a repository with a store: one committed decision, the
+// team's configuration, and a source file.
+func openStore(t *testing.T) (string, *Handlers) {
+	t.Helper()
+	dir := t.TempDir()
+	gitCmd(t, dir, "init", "-q", "-b", "main")
+	writeFile(t, dir, "src/api.go", "package src\n")
+	writeFile(t, dir, ".ai/kontext.toml", "[brief]\nbudget_tokens = 1400\n")
+	writeFile(t, dir, ".ai/decisions/2026-01-05-use-floats.md", "---\nkind: decision\ntitle: Use floats for money\nstatus: accepted\ndate: 2026-01-05\npaths: [src/**]\n---\n\nFloats.\n")
+	writeFile(t, dir, ".ai/decisions/2026-01-06-use-floats-in-reports.md", "---\nkind: decision\ntitle: Use floats in reports\nstatus: accepted\ndate: 2026-01-06\n---\n\nFloats there too.\n")
+	writeFile(t, dir, ".ai/learnings/retries.md", "---\nkind: learning\ntitle: Retries need jitter\n---\n\nOtherwise they arrive together.\n")
+	gitCmd(t, dir, "add", ".")
+	gitCmd(t, dir, "commit", "-q", "-m", "shop with a store")
+	svc := NewService(dir)
+	svc.getenv = func(k string) string {
+		if k == "KONTEXT_CONFIG_DIR" {
+			return filepath.Join(dir, ".no-user-config")
+		}
+		return ""
+	}
+	t.Cleanup(func() { svc.Close() })
+	return dir, NewHandlers(svc)
+}
+
+func gitOutput(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// ok returns the text of a tool call that must succeed:
+// ok(t)(h.CtxInbox(ctx, in)).
+func ok(t *testing.T) func(*mcp.ToolResult, error) string {
+	return func(res *mcp.ToolResult, err error) string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.IsError {
+			t.Fatalf("tool error: %s", resultText(t, res))
+		}
+		return resultText(t, res)
+	}
+}
+
+// ctx_prepare_commit without ids stages what is already written into the
+// working tree — an entry captured with promote, one promoted from the
+// inbox, a hand edit — and the index README; never the code, nor an edit
+// of the team's configuration.
+func TestPrepareCommitStagesPendingKnowledge(t *testing.T) {
+	dir, h := openStore(t)
+	ctx := context.Background()
+	yes := true
+	direct := ok(t)(h.CtxCapture(ctx, &spec.CtxCaptureInput{Kind: "decision", Title: "Use integer cents", Body: "Money is integer cents.", Promote: yes}))
+	if !strings.Contains(direct, "ctx_prepare_commit stages it with the change") {
+		t.Fatalf("capture with promote:\n%s", direct)
+	}
+	ok(t)(h.CtxCapture(ctx, &spec.CtxCaptureInput{Kind: "learning", Title: "Reports round late", Body: "Round at the end."}))
+	list := ok(t)(h.CtxInbox(ctx, &spec.CtxInboxInput{}))
+	id := regexp.MustCompile(`inbox:(\S+)`).FindStringSubmatch(list)[1]
+	ok(t)(h.CtxInbox(ctx, &spec.CtxInboxInput{Action: spec.CtxInboxInputActionPromote, Ids: []string{id}}))
+	writeFile(t, dir, ".ai/learnings/retries.md", "---\nkind: learning\ntitle: Retries need jitter\n---\n\nOtherwise they arrive together, and the server falls over.\n")
+	writeFile(t, dir, ".ai/kontext.toml", "[brief]\nbudget_tokens = 2000\n")
+	writeFile(t, dir, "src/api.go", "package src\n\nvar cents = 100\n")
+
+	text := ok(t)(h.CtxPrepareCommit(ctx, &spec.CtxPrepareCommitInput{}))
+	staged := strings.Fields(gitOutput(t, dir, "diff", "--cached", "--name-only"))
+	want := []string{".ai/README.md", ".ai/decisions/" + time.Now().Format("2006-01-02") + "-use-integer-cents.md", ".ai/learnings/reports-round-late.md", ".ai/learnings/retries.md"}
+	if strings.Join(staged, " ") != strings.Join(want, " ") {
+		t.Errorf("staged %q, want %q\n%s", staged, want, text)
+	}
+	if !strings.Contains(text, "Staged ") {
+		t.Errorf("the reply does not say what it staged:\n%s", text)
+	}
+	// Nothing left to stage: a second call stages nothing more.
+	text = ok(t)(h.CtxPrepareCommit(ctx, &spec.CtxPrepareCommitInput{}))
+	if strings.Contains(text, "Staged ") {
+		t.Errorf("a second call staged again:\n%s", text)
+	}
+	// A deleted entry is staged as deleted.
+	gitCmd(t, dir, "commit", "-q", "-m", "knowledge")
+	if err := os.Remove(filepath.Join(dir, ".ai", "learnings", "retries.md")); err != nil {
+		t.Fatal(err)
+	}
+	ok(t)(h.CtxPrepareCommit(ctx, &spec.CtxPrepareCommitInput{}))
+	if got := gitOutput(t, dir, "diff", "--cached", "--name-status"); !strings.Contains(got, "D\t.ai/learnings/retries.md") {
+		t.Errorf("the deletion is not staged: %q", got)
+	}
+}
+
+// supersedes is stored as full ids: a unique prefix is resolved at
+// capture, an ambiguous or unknown one is refused naming the candidates.
+func TestCaptureResolvesSupersedes(t *testing.T) {
+	dir, h := openStore(t)
+	ctx := context.Background()
+	text := ok(t)(h.CtxCapture(ctx, &spec.CtxCaptureInput{Kind: "decision", Title: "Use integer cents", Body: "Cents.", Supersedes: []string{"2026-01-05"}}))
+	id := regexp.MustCompile(`inbox:(\S+)`).FindStringSubmatch(text)[1]
+	o, _ := h.svc.open(ctx)
+	cand, err := o.state.Show(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(cand.Supersedes, ",") != "2026-01-05-use-floats" {
+		t.Errorf("supersedes stored as %q", cand.Supersedes)
+	}
+	for key, want := range map[string]string{
+		"2026-01":           `"2026-01" matches 2 entries: 2026-01-05-use-floats, 2026-01-06-use-floats-in-reports`,
+		"floats-everywhere": `no entry "floats-everywhere" (give an id, a unique prefix of one, or an ADR number); the nearest: 2026-01-06-use-floats-in-reports, 2026-01-05-use-floats`,
+	} {
+		_, err := h.CtxCapture(ctx, &spec.CtxCaptureInput{Kind: "decision", Title: "Another", Body: "x", Supersedes: []string{key}})
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "supersedes") {
+			t.Errorf("supersedes %q: %v, want %q", key, err, want)
+		}
+	}
+	// Promoting it marks the one it named, by its full id.
+	ok(t)(h.CtxPrepareCommit(ctx, &spec.CtxPrepareCommitInput{Promote: []string{id}}))
+	old := readText(t, dir, ".ai/decisions/2026-01-05-use-floats.md")
+	if !strings.Contains(old, "status: superseded") || strings.Contains(readText(t, dir, ".ai/decisions/2026-01-06-use-floats-in-reports.md"), "superseded") {
+		t.Errorf("superseded the wrong entry:\n%s", old)
+	}
+}
+
+// From a shell, a capture is a person's (origin: human), and the replies
+// of capture, inbox and prepare-commit name commands, never tools.
+func TestShellCapturesAreHuman(t *testing.T) {
+	dir, h := openStore(t)
+	sh := shell.With(context.Background())
+	text := ok(t)(h.CtxCapture(sh, &spec.CtxCaptureInput{Kind: "learning", Title: "Reports round late", Body: "Round at the end.", Paths: []string{"src/api.go"}}))
+	id := regexp.MustCompile(`inbox:(\S+)`).FindStringSubmatch(text)[1]
+	if !strings.Contains(text, "kontext prepare-commit --promote "+id) {
+		t.Errorf("capture from a shell:\n%s", text)
+	}
+	agent := ok(t)(h.CtxCapture(context.Background(), &spec.CtxCaptureInput{Kind: "learning", Title: "Agents round early", Body: "x"}))
+	agentID := regexp.MustCompile(`inbox:(\S+)`).FindStringSubmatch(agent)[1]
+	if !strings.Contains(agent, `ctx_prepare_commit promote: ["`+agentID+`"]`) {
+		t.Errorf("capture from an agent:\n%s", agent)
+	}
+	o, _ := h.svc.open(sh)
+	for cid, want := range map[string]string{id: "human", agentID: "agent"} {
+		c, err := o.state.Show(sh, cid)
+		if err != nil || c.Origin != want {
+			t.Errorf("%s: origin %q (%v), want %s", cid, c.Origin, err, want)
+		}
+	}
+	writeFile(t, dir, "src/api.go", "package src\n\nvar x = 1\n")
+	replies := []string{
+		ok(t)(h.CtxInbox(sh, &spec.CtxInboxInput{})),
+		ok(t)(h.CtxPrepareCommit(sh, &spec.CtxPrepareCommitInput{})),
+		ok(t)(h.CtxInbox(sh, &spec.CtxInboxInput{Action: spec.CtxInboxInputActionPromote, Ids: []string{id}})),
+	}
+	for _, r := range replies {
+		if strings.Contains(r, "ctx_") {
+			t.Errorf("a tool name in a shell's reply:\n%s", r)
+		}
+	}
+	if !strings.Contains(replies[1], "kontext prepare-commit --promote <id>") {
+		t.Errorf("prepare-commit from a shell:\n%s", replies[1])
+	}
+	if _, err := h.CtxInbox(sh, &spec.CtxInboxInput{Action: spec.CtxInboxInputActionShow, Ids: []string{"no-such"}}); err == nil || strings.Contains(err.Error(), "ctx_") || !strings.Contains(err.Error(), "kontext inbox lists them") {
+		t.Errorf("an unknown candidate from a shell: %v", err)
 	}
 }

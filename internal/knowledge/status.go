@@ -131,9 +131,9 @@ func (o *opened) status(ctx context.Context) string {
 		case err != nil:
 			row("Stale", "not known: "+err.Error())
 		case len(stale) == 0:
-			row("Stale", fmt.Sprintf("none (no decision's paths saw more than %d commits since it was made)", o.cfg.Freshness.ThresholdCommits))
+			row("Stale", fmt.Sprintf("none (no decision's paths saw more than %d commits since it was last committed)", o.cfg.Freshness.ThresholdCommits))
 		default:
-			row("Stale", fmt.Sprintf("%s whose paths saw more than %d commits since it was made — check they still hold:", plural(len(stale), "decision", "decisions"), o.cfg.Freshness.ThresholdCommits))
+			row("Stale", fmt.Sprintf("%s whose paths saw more than %d commits since it was last committed — check they still hold:", plural(len(stale), "decision", "decisions"), o.cfg.Freshness.ThresholdCommits))
 			for i, s := range stale {
 				if i == maxStatusStale && len(stale) > maxStatusStale+1 {
 					row("", fmt.Sprintf("  (+%d more, less changed)", len(stale)-i))

@@ -13,8 +13,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 var binDir string // holds the kontext binary
@@ -659,7 +661,7 @@ func TestStatusAndBrief(t *testing.T) {
 	for _, want := range []string{
 		"Store      .ai/ — 1 entry: 1 decision\n",
 		"Inbox      empty\n",
-		"Stale      none (no decision's paths saw more than 2 commits since it was made)\n",
+		"Stale      none (no decision's paths saw more than 2 commits since it was last committed)\n",
 		"Problems   none (kontext check)\n",
 		"Hooks      not installed in .git/hooks (kontext hooks install)",
 	} {
@@ -686,9 +688,12 @@ func TestStatusAndBrief(t *testing.T) {
 	s.mustGit("commit", "-qam", "api change 3")
 
 	status = s.mustKontext("status")
+	// Counted from the commit that last changed the decision, not its date.
+	ct, _ := strconv.ParseInt(strings.TrimSpace(s.mustGit("log", "-1", "--format=%ct", "--", ".ai/decisions/2026-01-05-use-rest-for-the-public-api.md")), 10, 64)
+	since := time.Unix(ct, 0).UTC().Format("2006-01-02")
 	for _, want := range []string{
-		"Stale      1 decision whose paths saw more than 2 commits since it was made — check they still hold:\n",
-		"             kx:2026-01-05-use-rest-for-the-public-api — 3 commits to its paths since 2026-01-05\n",
+		"Stale      1 decision whose paths saw more than 2 commits since it was last committed — check they still hold:\n",
+		"             kx:2026-01-05-use-rest-for-the-public-api — 3 commits to its paths since " + since + "\n",
 		"Hooks      installed in .git/hooks (pre-commit, prepare-commit-msg, post-commit, post-merge, post-rewrite)",
 	} {
 		if !strings.Contains(status, want) {
@@ -696,7 +701,7 @@ func TestStatusAndBrief(t *testing.T) {
 		}
 	}
 	brief := s.mustKontext("brief")
-	if !strings.Contains(brief, "\n- Stale: kx:2026-01-05-use-rest-for-the-public-api (3 commits to its paths since 2026-01-05) — check it still holds") {
+	if !strings.Contains(brief, "\n- Stale: kx:2026-01-05-use-rest-for-the-public-api (3 commits to its paths since "+since+") — check it still holds") {
 		t.Errorf("brief without the stale line:\n%s", brief)
 	}
 	if strings.Contains(brief, "- Hooks:") {

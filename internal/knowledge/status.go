@@ -274,16 +274,37 @@ func (o *opened) inboxSummary(ctx context.Context) string {
 }
 
 func hooksSummary(st hooks.Status) string {
-	missing, outdated := st.Missing(), st.Outdated()
+	missing, outdated, broken := st.Missing(), st.Outdated(), st.Broken()
+	gone, _ := st.Gone()
 	switch {
 	case len(missing) == len(st.Hooks):
 		return fmt.Sprintf("not installed in %s (kontext hooks install)", st.Location)
 	case len(missing) > 0:
 		return fmt.Sprintf("%s missing in %s (kontext hooks install)", strings.Join(missing, ", "), st.Location)
+	case len(broken) > 0:
+		which := "they do"
+		if len(broken) < len(st.Hooks) {
+			which = strings.Join(broken, ", ") + " do"
+		}
+		return fmt.Sprintf("installed in %s, but %s nothing: %s (kontext hooks install)", st.Location, which, noKontext(gone))
+	case gone != "":
+		return fmt.Sprintf("installed in %s; the kontext they call, %s, is missing, so they run the one on PATH (kontext hooks install records it)", st.Location, gone)
 	case len(outdated) > 0:
 		return fmt.Sprintf("installed in %s; %s carry an older block (kontext hooks install updates them)", st.Location, strings.Join(outdated, ", "))
 	}
-	return fmt.Sprintf("installed in %s (%s)", st.Location, strings.Join(hooks.Names, ", "))
+	text := fmt.Sprintf("installed in %s (%s)", st.Location, strings.Join(hooks.Names, ", "))
+	if len(st.Hooks) > 0 && st.Hooks[0].Calls != "" {
+		text += "; they call " + st.Hooks[0].Calls
+	}
+	return text
+}
+
+// noKontext says why installed hooks do nothing.
+func noKontext(gone string) string {
+	if gone != "" {
+		return "the kontext they call, " + gone + ", is missing, and no kontext is on PATH"
+	}
+	return "no kontext is on PATH"
 }
 
 // bootstrapProgress says how far the deepening of the bootstrap's docs is
@@ -370,12 +391,17 @@ func (o *opened) staleAndHooksLines(ctx context.Context, entries []*store.Entry)
 		}
 	}
 	if st, err := o.hookStatus(ctx); err == nil {
-		missing := st.Missing()
+		missing, broken := st.Missing(), st.Broken()
+		gone, _ := st.Gone()
 		switch {
 		case len(missing) == len(st.Hooks):
 			lines = append(lines, "- Hooks: not installed (kontext hooks install)")
 		case len(missing) > 0:
 			lines = append(lines, "- Hooks: "+strings.Join(missing, ", ")+" not installed (kontext hooks install)")
+		case len(broken) > 0:
+			lines = append(lines, "- Hooks: installed, but they do nothing: "+noKontext(gone)+" (kontext hooks install)")
+		case gone != "":
+			lines = append(lines, "- Hooks: the kontext they call, "+gone+", is missing; they run the one on PATH (kontext hooks install)")
 		}
 	}
 	return lines

@@ -3,6 +3,7 @@ package knowledge
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -351,5 +352,44 @@ func TestSearchHidesPlaceholders(t *testing.T) {
 		if q == "billing" && !strings.Contains(text, "<kx:internal-billing>") {
 			t.Errorf("ctx_search billing does not find the module doc:\n%s", text)
 		}
+	}
+}
+
+// A process whose engine has not answered yet ranks the modules by the
+// order an earlier one found (kept under .git/kontext/), and by path
+// when none did.
+func TestBriefRanksModulesFromTheLastOrder(t *testing.T) {
+	dir, h := newShop(t)
+	ctx := context.Background()
+	modulesOf := func(h *Handlers) []string {
+		_, lines := briefSections(briefText(t, h, ctx, &spec.CtxBriefInput{}))
+		var got []string
+		for _, l := range lines["Modules"] {
+			name, _, _ := strings.Cut(strings.TrimPrefix(l, "- "), " — ")
+			got = append(got, name)
+		}
+		return got
+	}
+	ranked := modulesOf(h)
+	// A second service on the same repository, whose engine cannot
+	// answer (closed): the order on disk.
+	later := func() *Handlers {
+		svc := NewService(dir)
+		svc.getenv = h.svc.getenv
+		svc.Engine = repo.NewEngine(repo.Options{NoTerminal: true})
+		svc.Engine.Close()
+		svc.rankWait = -1
+		t.Cleanup(func() { svc.Close() })
+		return NewHandlers(svc)
+	}
+	if got := modulesOf(later()); strings.Join(got, " ") != strings.Join(ranked, " ") {
+		t.Errorf("from the order on disk: %q, want %q", got, ranked)
+	}
+	o, _ := h.svc.open(ctx)
+	if err := os.Remove(filepath.Join(o.state.Dir, "worktrees", o.state.Worktree, "module-rank.json")); err != nil {
+		t.Fatal(err)
+	}
+	if got := modulesOf(later()); strings.Join(got, " ") != "cmd/shop internal/billing internal/orders internal/store internal/tools" {
+		t.Errorf("with no order known: %q, want path order", got)
 	}
 }

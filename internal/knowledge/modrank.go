@@ -2,36 +2,47 @@ package knowledge
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"sort"
 	"sync"
 	"time"
 
+	"github.com/kontext-dev/kontext/internal/atomicfile"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 	"github.com/kontext-dev/kontext/internal/repo"
 	"github.com/kontext-dev/kontext/internal/repo/analyze"
+	"github.com/kontext-dev/kontext/internal/shell"
 )
 
-// moduleRankWait bounds what a brief waits for the repository's analysis:
-// a warm engine, or its cache on disk, answers well within it. A longer
-// (cold) analysis goes on in the background, the brief lists the modules
-// by path meanwhile, and the next brief has the ranking.
-const moduleRankWait = 500 * time.Millisecond
+// What a brief waits for the repository's analysis: an agent's brief
+// moduleRankWait (a warm engine, or its cache on disk, answers well within
+// it; a longer analysis goes on in the background for the next brief), a
+// person's at a shell longer — the process ends with the brief, and the
+// analysis with it.
+const (
+	moduleRankWait      = 500 * time.Millisecond
+	shellModuleRankWait = 10 * time.Second
+)
 
 // moduleRanking is the repo engine's order of the modules, kept between
-// briefs.
+// briefs, and in a file for the next process (the last order known, used
+// until the engine answers).
 type moduleRanking struct {
 	mu   sync.Mutex
 	snap *repo.Snapshot // the analysis rank was computed from
 	rank map[string]int // module id → place, most important first
 	done chan struct{}  // closed when the analysis in flight ends; nil when none is
+	file string         // where the order is kept ("" keeps none)
 }
 
 // rankModules orders module docs by the engine's ranking of their modules
 // (analyze.RankModules: most depended upon first): the brief names the
-// same core as the repo tools. Modules the analysis does not know, and
-// every module while no analysis is ready, follow in path order.
+// same core as the repo tools. Modules the ranking does not know, and
+// every module while none is known, follow in path order.
 func (s *Service) rankModules(ctx context.Context, o *opened, mods []*store.Entry) {
-	rank := s.moduleRanks(ctx, o.root.Dir())
+	rank := s.moduleRanks(ctx, o.root.Dir(), filepath.Join(o.state.Dir, "worktrees", o.state.Worktree, "module-rank.json"))
 	place := func(e *store.Entry) int {
 		if p, ok := rank[moduleID(e)]; ok {
 			return p
@@ -48,11 +59,15 @@ func (s *Service) rankModules(ctx context.Context, o *opened, mods []*store.Entr
 }
 
 // moduleRanks returns each module's place in the engine's ranking,
-// waiting for the analysis at most s.rankWait (moduleRankWait when 0,
-// for ever when negative); nil when no analysis has finished yet.
-func (s *Service) moduleRanks(ctx context.Context, root string) map[string]int {
+// waiting for the analysis at most s.rankWait (the defaults above when 0,
+// for ever when negative). Until an analysis finishes in this process, it
+// is the order file keeps from an earlier one (nil when there is none).
+func (s *Service) moduleRanks(ctx context.Context, root, file string) map[string]int {
 	r := &s.ranking
 	r.mu.Lock()
+	if r.file == "" {
+		r.file = file
+	}
 	if r.done == nil {
 		done := make(chan struct{})
 		r.done = done
@@ -70,9 +85,14 @@ func (s *Service) moduleRanks(ctx context.Context, root string) map[string]int {
 			if err != nil || snap == r.snap {
 				return
 			}
-			rank := map[string]int{}
-			for i, m := range analyze.RankModules(snap.Graph) {
-				rank[m.ID] = i
+			ranked := analyze.RankModules(snap.Graph)
+			rank := make(map[string]int, len(ranked))
+			order := make([]string, len(ranked))
+			for i, m := range ranked {
+				rank[m.ID], order[i] = i, m.ID
+			}
+			if r.rank == nil || !sameOrder(r.rank, order) {
+				r.save(order)
 			}
 			r.snap, r.rank = snap, rank
 		}()
@@ -82,6 +102,9 @@ func (s *Service) moduleRanks(ctx context.Context, root string) map[string]int {
 	wait := s.rankWait
 	if wait == 0 {
 		wait = moduleRankWait
+		if shell.From(ctx) {
+			wait = shellModuleRankWait
+		}
 	}
 	if wait < 0 {
 		select {
@@ -99,5 +122,58 @@ func (s *Service) moduleRanks(ctx context.Context, root string) map[string]int {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.rank == nil {
+		r.rank = r.load()
+	}
 	return r.rank
+}
+
+func sameOrder(rank map[string]int, order []string) bool {
+	if len(rank) != len(order) {
+		return false
+	}
+	for i, id := range order {
+		if rank[id] != i {
+			return false
+		}
+	}
+	return true
+}
+
+// load reads the order an earlier process kept (nil when none).
+func (r *moduleRanking) load() map[string]int {
+	if r.file == "" {
+		return nil
+	}
+	data, err := os.ReadFile(r.file)
+	if err != nil {
+		return nil
+	}
+	var order []string
+	if json.Unmarshal(data, &order) != nil {
+		return nil
+	}
+	rank := make(map[string]int, len(order))
+	for i, id := range order {
+		if _, dup := rank[id]; !dup {
+			rank[id] = i
+		}
+	}
+	return rank
+}
+
+// save keeps the order for the next process: a cache, so a failure to
+// write it costs only the order's wait there.
+func (r *moduleRanking) save(order []string) {
+	if r.file == "" {
+		return
+	}
+	if old := r.load(); old != nil && sameOrder(old, order) {
+		return
+	}
+	if data, err := json.Marshal(order); err == nil {
+		if os.MkdirAll(filepath.Dir(r.file), 0o755) == nil {
+			_ = atomicfile.Write(r.file, data, 0o644)
+		}
+	}
 }

@@ -58,7 +58,7 @@ type section struct {
 	// weight is the section's claim on the budget, against the others'.
 	weight int
 	// clip cuts a line that does not fit whole (a quoted rule file)
-	// instead of leaving it out; "" when lines are kept whole.
+	// instead of leaving it out; nil when lines are kept whole.
 	clip func(line string, room int) string
 }
 

@@ -16,11 +16,13 @@ import (
 	"github.com/kontext-dev/kontext/internal/shell"
 )
 
-// What a brief waits for the repository's analysis: an agent's brief
-// moduleRankWait (a warm engine, or its cache on disk, answers well within
-// it; a longer analysis goes on in the background for the next brief), a
-// person's at a shell longer — the process ends with the brief, and the
-// analysis with it.
+// What a brief waits for the repository's analysis when no order of the
+// modules is known yet (the first brief in a worktree): an agent's brief
+// moduleRankWait (a warm engine, or its cache on disk, answers well
+// within it; a longer analysis goes on in the background for the next
+// brief), a person's at a shell longer — the process ends with the brief,
+// and the analysis with it. Once an order is known, a brief uses it at
+// once and the engine's newer one, computed meanwhile, serves the next.
 const (
 	moduleRankWait      = 500 * time.Millisecond
 	shellModuleRankWait = 10 * time.Second
@@ -58,10 +60,11 @@ func (s *Service) rankModules(ctx context.Context, o *opened, mods []*store.Entr
 	})
 }
 
-// moduleRanks returns each module's place in the engine's ranking,
-// waiting for the analysis at most s.rankWait (the defaults above when 0,
-// for ever when negative). Until an analysis finishes in this process, it
-// is the order file keeps from an earlier one (nil when there is none).
+// moduleRanks returns each module's place in the engine's ranking: the
+// latest this process has, else the order file keeps from an earlier one,
+// else — waiting for the analysis at most s.rankWait, the defaults above
+// when 0 — the engine's; nil when none is ready. A negative s.rankWait
+// waits for the engine's current ranking every time (tests).
 func (s *Service) moduleRanks(ctx context.Context, root, file string) map[string]int {
 	r := &s.ranking
 	r.mu.Lock()
@@ -98,6 +101,13 @@ func (s *Service) moduleRanks(ctx context.Context, root, file string) map[string
 		}()
 	}
 	done := r.done
+	if r.rank == nil {
+		r.rank = r.load()
+	}
+	if r.rank != nil && s.rankWait >= 0 {
+		defer r.mu.Unlock()
+		return r.rank
+	}
 	r.mu.Unlock()
 	wait := s.rankWait
 	if wait == 0 {
@@ -122,9 +132,6 @@ func (s *Service) moduleRanks(ctx context.Context, root, file string) map[string
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.rank == nil {
-		r.rank = r.load()
-	}
 	return r.rank
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kontext-dev/kontext/internal/cliflag"
 	"github.com/kontext-dev/kontext/internal/mcp"
+	"github.com/kontext-dev/kontext/internal/shell"
 )
 
 // runCall calls one tool through an in-process MCP session, so arguments
@@ -49,12 +50,15 @@ func runCallWith(c *cli.Context, factories []ToolsetFactory, tool string, flags 
 	if err != nil {
 		return err
 	}
-	client, stop, err := inProcess(c.Context, b.server)
+	// The handlers see the mark through the session's context: they speak
+	// to a person at a shell.
+	ctx := shell.With(c.Context)
+	client, stop, err := inProcess(ctx, b.server)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	res, err := client.CallTool(c.Context, tool, args)
+	res, err := client.CallTool(ctx, tool, args)
 	if err != nil {
 		var rpcErr *jsonrpc2.Error
 		if errors.As(err, &rpcErr) {

@@ -252,8 +252,10 @@ func TestBootstrapEndToEnd(t *testing.T) {
 		t.Errorf("done tasks come back:\n%s", next)
 	}
 
-	// Commit the knowledge through the hooks.
-	gitIn(t, repo, env, "add", ".ai")
+	// Commit the knowledge through the hooks: the store and the ADR the
+	// dec: task wrote (ctx_prepare_commit would stage it with the next
+	// change otherwise).
+	gitIn(t, repo, env, "add", ".ai", "docs/adr")
 	gitIn(t, repo, env, "commit", "-q", "-m", "Set up kontext")
 
 	// A promoted decision gets exactly one trailer, also through an amend.

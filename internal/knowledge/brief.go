@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -29,7 +30,7 @@ func (h *Handlers) CtxBrief(ctx context.Context, in *spec.CtxBriefInput) (*mcp.T
 	if in.BudgetTokens != nil {
 		budget = *in.BudgetTokens
 	}
-	return mcp.TextResult(brief(ctx, o, in.Focus, budget*charsPerToken)), nil
+	return mcp.TextResult(h.svc.brief(ctx, o, in.Focus, budget*charsPerToken)), nil
 }
 
 // ReadBrief serves kontext://brief: the brief at the configured budget.
@@ -38,7 +39,7 @@ func (h *Handlers) ReadBrief(ctx context.Context) (*mcp.ResourceContents, error)
 	if err != nil {
 		return nil, err
 	}
-	return &mcp.ResourceContents{Text: brief(ctx, o, nil, o.cfg.Brief.BudgetTokens*charsPerToken)}, nil
+	return &mcp.ResourceContents{Text: h.svc.brief(ctx, o, nil, o.cfg.Brief.BudgetTokens*charsPerToken)}, nil
 }
 
 // briefLinesPerSection bounds the lines rendered for one section; the
@@ -50,15 +51,40 @@ const briefLinesPerSection = 60
 type section struct {
 	heading string
 	lines   []string
-	more    string // the tool that lists what did not fit
+	// total counts the section's items, those without a line included:
+	// what the "+N more" line counts from.
+	total int
+	more  string // the call that lists what did not fit
+	// weight is the section's claim on the budget, against the others'.
+	weight int
+	// clip cuts a line that does not fit whole (a quoted rule file)
+	// instead of leaving it out; nil when lines are kept whole.
+	clip func(line string, room int) string
 }
 
+// The sections' claims on the budget: what agents must follow and what
+// was decided weigh most.
+const (
+	weightRules       = 3
+	weightDecisions   = 3
+	weightConventions = 2
+	weightLearnings   = 2
+	weightIncidents   = 1
+	weightModules     = 2
+)
+
 // brief renders the team's context within budget characters. Sections come
-// in the original's order; within one, what the focus names comes first.
-// The State section always fits: it says what the agent should do next.
-func brief(ctx context.Context, o *opened, focus []string, budget int) string {
+// in the original's order, each with a share of the budget (by weight);
+// what a section does not need goes to the others, and a section that
+// needs more than its share is cut inside itself, saying how many of its
+// items it left out and where to read them. Within a section, what the
+// focus names comes first. The State section always fits: it says what
+// the agent should do next.
+func (s *Service) brief(ctx context.Context, o *opened, focusItems []string, budget int) string {
+	v := voiceOf(ctx)
 	entries, loadErr := o.entries()
-	f := newFocus(focus)
+	mods := moduleDocs(entries)
+	f := newFocus(focusItems, mods)
 
 	var head strings.Builder
 	name := o.cfg.Project.Name
@@ -82,15 +108,18 @@ func brief(ctx context.Context, o *opened, focus []string, budget int) string {
 	}
 
 	var sections []section
-	if rules := agentRules(o, f, budget/4); len(rules) > 0 {
-		sections = append(sections, section{heading: "Rules for agents", lines: rules})
+	if rules := agentRules(o, f, v, budget/3); len(rules) > 0 {
+		sections = append(sections, section{heading: "Rules for agents", lines: rules, total: len(rules), weight: weightRules, clip: clipRule(v)})
 	}
-	kindSection := func(heading, kind, more string, max int) {
+	kindSection := func(heading, kind string, max, weight int) {
 		var list []*store.Entry
 		for _, e := range entries {
 			if e.Kind == kind && e.IsActive() {
 				list = append(list, e)
 			}
+		}
+		if len(list) == 0 {
+			return
 		}
 		f.rank(list)
 		// No budget holds more than a few dozen lines: render those, and
@@ -106,71 +135,151 @@ func brief(ctx context.Context, o *opened, focus []string, budget int) string {
 		for _, e := range list[:shown] {
 			lines = append(lines, briefLine(e, entries))
 		}
-		for range list[shown:] {
-			lines = append(lines, "")
+		more := v.tool("ctx_log")
+		if kind != store.KindDecision {
+			more = v.call("ctx_log", "kind", kind)
 		}
-		if len(lines) > 0 {
-			sections = append(sections, section{heading: heading, lines: lines, more: more})
-		}
+		sections = append(sections, section{heading: heading, lines: lines, total: len(list), more: more, weight: weight})
 	}
-	kindSection("Decisions", "decision", "ctx_log", o.cfg.Brief.MaxDecisions)
-	kindSection("Conventions", "convention", "ctx_log kind: convention", 0)
-	kindSection("Learnings & pitfalls", "learning", "ctx_log kind: learning", 0)
-	kindSection("Incidents", "incident", "ctx_log kind: incident", 0)
-	if mods := moduleLines(entries, f, o.cfg.Brief.MaxModules); len(mods) > 0 {
-		sections = append(sections, section{heading: "Modules", lines: mods, more: "ctx_read kx:<module>"})
+	kindSection("Decisions", store.KindDecision, o.cfg.Brief.MaxDecisions, weightDecisions)
+	kindSection("Conventions", store.KindConvention, 0, weightConventions)
+	kindSection("Learnings & pitfalls", store.KindLearning, 0, weightLearnings)
+	kindSection("Incidents", store.KindIncident, 0, weightIncidents)
+	if len(mods) > 0 {
+		s.rankModules(ctx, o, mods)
+		lines := moduleLines(mods, f, o.cfg.Brief.MaxModules)
+		sections = append(sections, section{heading: "Modules", lines: lines, total: len(mods), more: v.call("ctx_log", "kind", store.KindArchitecture), weight: weightModules})
 	}
 
-	state := stateLines(ctx, o, entries, loadErr)
+	state := stateLines(ctx, o, v, entries, loadErr)
 
 	var b strings.Builder
 	b.WriteString(head.String())
 	stateText := "\n## State\n" + strings.Join(state, "\n") + "\n"
 	room := budget - b.Len() - len(stateText)
-	for _, s := range sections {
-		text, used, cut := s.render(room)
-		if used == 0 && room < 80 {
-			break
-		}
+	needs := make([]int, len(sections))
+	weights := make([]int, len(sections))
+	for i, sec := range sections {
+		needs[i], weights[i] = len(sec.render(1<<30)), sec.weight
+	}
+	for i, sec := range sections {
+		// The shares are worked out again after each section: what one
+		// left unused flows on to those after it.
+		share := shares(needs[i:], weights[i:], room)[0]
+		text := sec.render(share)
 		b.WriteString(text)
-		room -= used
-		if cut {
-			room = 0
-		}
+		room -= len(text)
 	}
 	b.WriteString(stateText)
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// render writes as many lines as fit in room characters; cut is true when
-// some did not.
-func (s section) render(room int) (text string, used int, cut bool) {
-	var b strings.Builder
-	heading := "\n## " + s.heading + "\n"
-	if len(heading)+len(s.lines[0])+1 > room {
-		return "", 0, true
+// shares divides room between sections that need needs characters, in
+// proportion to their weights: a section that needs less than its share
+// gets what it needs, and the rest is divided again among the others
+// (max-min fairness), so no room is left unused while a section is cut.
+func shares(needs, weights []int, room int) []int {
+	out := make([]int, len(needs))
+	if room <= 0 {
+		return out
 	}
+	open := make([]int, 0, len(needs))
+	for i, n := range needs {
+		if n > 0 {
+			open = append(open, i)
+		}
+	}
+	for len(open) > 0 {
+		total := 0
+		for _, i := range open {
+			total += max(weights[i], 1)
+		}
+		var still []int
+		for _, i := range open {
+			if share := room * max(weights[i], 1) / total; needs[i] > share {
+				still = append(still, i)
+			}
+		}
+		if len(still) == len(open) {
+			for _, i := range open {
+				out[i] = room * max(weights[i], 1) / total
+			}
+			return out
+		}
+		for _, i := range open {
+			if !slices.Contains(still, i) {
+				out[i] = needs[i]
+				room -= needs[i]
+			}
+		}
+		open = still
+	}
+	return out
+}
+
+// minLine is the shortest a clipped line may get and still say something.
+const minLine = 60
+
+// render writes the section in at most room characters: the heading and
+// as many lines as fit, then "(+N more: <call>)" for the items left out.
+// When not even one line fits, the heading and the count alone; when not
+// even that, nothing.
+func (s section) render(room int) string {
+	heading := "\n## " + s.heading + "\n"
+	moreLine := func(n int) string {
+		if n <= 0 {
+			return ""
+		}
+		if s.more == "" {
+			return fmt.Sprintf("(+%d more)\n", n)
+		}
+		return fmt.Sprintf("(+%d more: %s)\n", n, s.more)
+	}
+	var b strings.Builder
 	b.WriteString(heading)
 	for i, line := range s.lines {
-		if line == "" { // a placeholder for what was not rendered
-			fmt.Fprintf(&b, "(+%d more: %s)\n", len(s.lines)-i, s.more)
-			return b.String(), b.Len(), true
+		rest := s.total - i - 1 // left out if this line is the last one
+		tail := moreLine(rest)
+		if b.Len()+len(line)+1+len(tail) <= room {
+			b.WriteString(line + "\n")
+			continue
 		}
-		tail := ""
-		if i < len(s.lines)-1 && s.more != "" {
-			tail = fmt.Sprintf("(+%d more: %s)\n", len(s.lines)-i-1, s.more)
-		}
-		if b.Len()+len(line)+1+len(tail) > room && i > 0 {
-			more := fmt.Sprintf("(+%d more", len(s.lines)-i)
-			if s.more != "" {
-				more += ": " + s.more
+		// This line does not fit whole.
+		if s.clip != nil {
+			if fit := room - b.Len() - 1 - len(tail); fit >= minLine {
+				b.WriteString(s.clip(line, fit) + "\n")
+				b.WriteString(tail)
+				return b.String()
 			}
-			b.WriteString(more + ")\n")
-			return b.String(), b.Len(), true
 		}
-		b.WriteString(line + "\n")
+		if i == 0 {
+			if count := heading + moreLine(s.total); len(count) <= room {
+				return count
+			}
+			return ""
+		}
+		b.WriteString(moreLine(s.total - i))
+		return b.String()
 	}
-	return b.String(), b.Len(), false
+	b.WriteString(moreLine(s.total - len(s.lines)))
+	return b.String()
+}
+
+// clipRule cuts a quoted rule file's line to room characters, pointing to
+// the whole file.
+func clipRule(v voice) func(string, int) string {
+	return func(line string, room int) string {
+		name, _, _ := strings.Cut(strings.TrimPrefix(line, "- "), ":")
+		hint := fmt.Sprintf("… (%s)", v.call("ctx_read", "uri", name))
+		keep := room - len(hint)
+		if keep < 0 {
+			keep = 0
+		}
+		if strings.HasSuffix(line, ")") && strings.Contains(line, "… (") {
+			line = line[:strings.LastIndex(line, "… (")] // already clipped once
+		}
+		return strings.TrimRight(textclip.Prefix(line, keep), " ") + hint
+	}
 }
 
 // briefLine is an entry in the brief: its shortest unique id, title and
@@ -189,10 +298,14 @@ func briefLine(e *store.Entry, all []*store.Entry) string {
 type focus struct {
 	paths []string
 	words []string
+	// modules are the module docs the focus names (by path, or by a word
+	// of their path): their own paths join the focus paths, so their
+	// decisions and learnings come first too.
+	modules map[*store.Entry]bool
 }
 
-func newFocus(items []string) focus {
-	var f focus
+func newFocus(items []string, mods []*store.Entry) focus {
+	f := focus{modules: map[*store.Entry]bool{}}
 	for _, it := range items {
 		it = strings.TrimSpace(it)
 		if it == "" {
@@ -201,9 +314,47 @@ func newFocus(items []string) focus {
 		if strings.ContainsAny(it, "/.") {
 			f.paths = append(f.paths, strings.TrimPrefix(strings.TrimSuffix(it, "/"), "./"))
 		} else {
-			for _, w := range index.Words(it) {
-				f.words = append(f.words, w)
+			f.words = append(f.words, index.Words(it)...)
+		}
+	}
+	if len(f.paths)+len(f.words) == 0 {
+		return f
+	}
+	var extra []string
+	for _, m := range mods {
+		id := moduleID(m)
+		named := false
+		for _, fp := range f.paths {
+			// The module, a path inside it, or a directory holding it; the
+			// root module only by name (every path lies inside it).
+			if fp == id || id != "." && (strings.HasPrefix(fp, id+"/") || strings.HasPrefix(id, fp+"/")) {
+				named = true
 			}
+		}
+		if !named && len(f.words) > 0 {
+			words := index.Words(id + " " + m.Title)
+			for _, w := range f.words {
+				if slices.Contains(words, w) {
+					named = true
+				}
+			}
+		}
+		if !named {
+			continue
+		}
+		f.modules[m] = true
+		if id != "." {
+			extra = append(extra, id)
+		}
+		for _, p := range m.Paths {
+			if p = strings.TrimSuffix(strings.TrimSuffix(p, "/**"), "/"); p != "" && p != "**" {
+				extra = append(extra, p)
+			}
+		}
+	}
+	for _, p := range extra {
+		if !slices.Contains(f.paths, p) {
+			f.paths = append(f.paths, p)
 		}
 	}
 	return f
@@ -211,6 +362,9 @@ func newFocus(items []string) focus {
 
 func (f focus) score(e *store.Entry) int {
 	score := 0
+	if f.modules[e] {
+		score += 10
+	}
 	for _, fp := range f.paths {
 		for _, p := range e.Paths {
 			if glob.Match(p, fp) || strings.HasPrefix(p, fp+"/") { // covers the focus, or lies inside it
@@ -222,11 +376,8 @@ func (f focus) score(e *store.Entry) int {
 	if len(f.words) > 0 {
 		text := index.Words(e.Title + " " + e.Summary + " " + strings.Join(e.Tags, " "))
 		for _, w := range f.words {
-			for _, t := range text {
-				if t == w {
-					score += 3
-					break
-				}
+			if slices.Contains(text, w) {
+				score += 3
 			}
 		}
 	}
@@ -255,7 +406,9 @@ func (f focus) rank(list []*store.Entry) {
 func aboutText(o *opened, entries []*store.Entry) string {
 	for _, e := range entries {
 		if e.Kind == "architecture" && path.Base(e.Path) == "overview.md" {
-			if p := e.Section("Purpose"); p != "" {
+			// Until the purpose task writes it, the section holds only
+			// the bootstrap's placeholder comment: nothing to say.
+			if p := strings.TrimSpace(index.StripComments(e.Section("Purpose"))); p != "" {
 				return oneParagraph(p, 300)
 			}
 		}
@@ -268,7 +421,7 @@ func aboutText(o *opened, entries []*store.Entry) string {
 		if err != nil {
 			continue
 		}
-		for _, para := range strings.Split(string(data), "\n\n") {
+		for _, para := range strings.Split(index.StripComments(string(data)), "\n\n") {
 			para = strings.TrimSpace(para)
 			if para == "" || strings.HasPrefix(para, "#") || strings.HasPrefix(para, "<") || strings.HasPrefix(para, "[!") || strings.HasPrefix(para, "![") {
 				continue
@@ -300,7 +453,7 @@ func overviewFact(entries []*store.Entry, name string) string {
 
 // agentRules quotes the rule files agents must follow (and nested
 // AGENTS.md files on the focus paths), within room characters.
-func agentRules(o *opened, f focus, room int) []string {
+func agentRules(o *opened, f focus, v voice, room int) []string {
 	files := append([]string(nil), agentRuleFiles...)
 	for _, fp := range f.paths {
 		for dir := path.Dir(fp + "/x"); dir != "." && dir != "/"; dir = path.Dir(dir) {
@@ -318,7 +471,7 @@ func agentRules(o *opened, f focus, room int) []string {
 		if err != nil {
 			continue
 		}
-		text := strings.Join(strings.Fields(stripMarkdownHeadings(string(data))), " ")
+		text := strings.Join(strings.Fields(stripMarkdownHeadings(index.StripComments(string(data)))), " ")
 		if text == "" {
 			continue
 		}
@@ -327,7 +480,7 @@ func agentRules(o *opened, f focus, room int) []string {
 			max = 200
 		}
 		if len(text) > max {
-			text = textclip.Prefix(text, max) + fmt.Sprintf("… (ctx_read %s)", name)
+			text = textclip.Prefix(text, max) + fmt.Sprintf("… (%s)", v.call("ctx_read", "uri", name))
 		}
 		lines = append(lines, fmt.Sprintf("- %s: %s", name, text))
 		room -= len(text)
@@ -349,24 +502,45 @@ func stripMarkdownHeadings(s string) string {
 	return strings.Join(out, "\n")
 }
 
-// moduleLines lists the module docs (.ai/architecture/modules/*.md), the
-// focused ones first with the start of their overview.
-func moduleLines(entries []*store.Entry, f focus, max int) []string {
+// moduleDocs are the module docs among entries
+// (.ai/architecture/modules/*.md), in file order.
+func moduleDocs(entries []*store.Entry) []*store.Entry {
 	var mods []*store.Entry
 	for _, e := range entries {
-		if e.Kind == "architecture" && strings.Contains(e.Path, "/modules/") {
+		if e.Kind == store.KindArchitecture && strings.Contains(e.Path, "/modules/") {
 			mods = append(mods, e)
 		}
 	}
-	f.rank(mods)
+	return mods
+}
+
+// moduleID is a module doc's module: its path from the top of the
+// repository (internal/cli), as the bootstrap records it, else the title.
+func moduleID(e *store.Entry) string {
+	if id := strings.TrimSpace(e.Get("module")); id != "" {
+		return id
+	}
+	return e.Title
+}
+
+// moduleLines lists the modules by their short path, the focused ones
+// first with the start of their overview, then the rest in the order
+// mods has (rankModules put them in), at most max.
+func moduleLines(mods []*store.Entry, f focus, max int) []string {
+	order := append([]*store.Entry(nil), mods...)
+	sort.SliceStable(order, func(i, j int) bool { return f.modules[order[i]] && !f.modules[order[j]] })
 	var lines []string
-	for _, e := range mods {
-		line := "- " + e.Title
-		if s := e.SummaryText(140); s != "" && s != e.Title {
+	for _, e := range order {
+		name := moduleID(e)
+		if name == "." {
+			name = e.Title
+		}
+		line := "- " + name
+		if s := moduleSummary(e); s != "" {
 			line += " — " + s
 		}
-		if f.score(e) > 0 {
-			if ov := oneParagraph(e.Section("Overview"), 300); ov != "" {
+		if f.modules[e] {
+			if ov := oneParagraph(strings.TrimSpace(index.StripComments(e.Section("Overview"))), 300); ov != "" && ov != moduleSummary(e) {
 				line += "\n  " + ov
 			}
 		}
@@ -378,9 +552,23 @@ func moduleLines(entries []*store.Entry, f focus, max int) []string {
 	return lines
 }
 
+// moduleSummary is what a module doc says the module is: its summary, or
+// the first paragraph of its Overview once an agent wrote one. Never the
+// generated facts, nor the placeholder of an unwritten Overview: a module
+// without a summary says nothing.
+func moduleSummary(e *store.Entry) string {
+	if s := strings.Join(strings.Fields(index.StripComments(e.Summary)), " "); s != "" {
+		if s == e.Title {
+			return ""
+		}
+		return oneParagraph(s, 140)
+	}
+	return oneParagraph(strings.TrimSpace(index.StripComments(e.Section("Overview"))), 140)
+}
+
 // stateLines says what needs attention: the inbox, problems in the store,
 // stale decisions, missing hooks, the bootstrap.
-func stateLines(ctx context.Context, o *opened, entries []*store.Entry, loadErr error) []string {
+func stateLines(ctx context.Context, o *opened, v voice, entries []*store.Entry, loadErr error) []string {
 	var lines []string
 	if !o.store.Exists() {
 		lines = append(lines, fmt.Sprintf("- No knowledge store (%s/) yet: only private captures are kept. Ask the user before setting kontext up.", o.store.Dir()))
@@ -406,7 +594,7 @@ func stateLines(ctx context.Context, o *opened, entries []*store.Entry, loadErr 
 			if team != here {
 				part += fmt.Sprintf(" (%d from other worktrees)", team-here)
 			}
-			parts = append(parts, part+" to review (ctx_inbox; ctx_prepare_commit promotes them with the commit)")
+			parts = append(parts, part+fmt.Sprintf(" to review (%s; %s promotes them with the commit)", v.tool("ctx_inbox"), v.tool("ctx_prepare_commit")))
 		}
 		if private > 0 {
 			parts = append(parts, plural(private, "private capture", "private captures")+" kept in this clone")
@@ -422,7 +610,7 @@ func stateLines(ctx context.Context, o *opened, entries []*store.Entry, loadErr 
 	if o.store.Exists() {
 		lines = append(lines, o.staleAndHooksLines(ctx, entries)...)
 	}
-	if p := bootstrapProgress(o, entries); p != "" {
+	if p := bootstrapProgress(o, v, entries); p != "" {
 		lines = append(lines, "- Bootstrap: "+p)
 	}
 	if _, err := os.Stat(o.root.Dir()); err != nil {

@@ -19,6 +19,7 @@ import (
 const largeChange = 12
 
 func (h *Handlers) CtxPrepareCommit(ctx context.Context, in *spec.CtxPrepareCommitInput) (*mcp.ToolResult, error) {
+	v := voiceOf(ctx)
 	o, err := h.svc.open(ctx)
 	if err != nil {
 		return nil, err
@@ -35,7 +36,7 @@ func (h *Handlers) CtxPrepareCommit(ctx context.Context, in *spec.CtxPrepareComm
 			promoted = append(promoted, p.Entry)
 		}
 		if err != nil {
-			fmt.Fprintf(&b, "Not promoted: %v\n", failure(err))
+			fmt.Fprintf(&b, "Not promoted: %v\n", failure(err, v))
 		}
 	}
 	if len(in.Drop) > 0 {
@@ -44,9 +45,17 @@ func (h *Handlers) CtxPrepareCommit(ctx context.Context, in *spec.CtxPrepareComm
 			fmt.Fprintf(&b, "Dropped %s\n", strings.Join(dropped, ", "))
 		}
 		if err != nil {
-			fmt.Fprintf(&b, "Not dropped: %v\n", failure(err))
+			fmt.Fprintf(&b, "Not dropped: %v\n", failure(err, v))
 		}
 	}
+	// Knowledge already written into the working tree — promoted by
+	// ctx_inbox or ctx_capture with promote, submitted by the bootstrap's
+	// tasks, edited — is staged with the change, as those replies say.
+	pending, err := pendingKnowledge(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	written = append(written, pending...)
 	entries, _ := o.entries()
 	if len(written) > 0 && o.cfg.Store.IndexFile {
 		if changed, err := o.store.WriteIndex(entries); err == nil && changed {
@@ -106,7 +115,7 @@ func (h *Handlers) CtxPrepareCommit(ctx context.Context, in *spec.CtxPrepareComm
 
 	cands, _ := o.state.List(ctx)
 	b.WriteString("\n## Inbox\n")
-	b.WriteString(candidatesFor(cands, changed))
+	b.WriteString(candidatesFor(cands, changed, v))
 
 	b.WriteString("\n## Checks\n")
 	b.WriteString(checkStaged(ctx, o, entries, changed, staged))
@@ -126,9 +135,48 @@ func (h *Handlers) CtxPrepareCommit(ctx context.Context, in *spec.CtxPrepareComm
 		}
 	}
 	if len(changed) >= largeChange && !knowledgeInChange {
-		fmt.Fprintf(&b, "\nThis change touches %d files and carries no knowledge. If it embodies a decision, a convention or a lesson, capture it (ctx_capture) and promote it here.\n", len(changed))
+		fmt.Fprintf(&b, "\nThis change touches %d files and carries no knowledge. If it embodies a decision, a convention or a lesson, capture it (%s) and promote it here.\n", len(changed), v.tool("ctx_capture"))
 	}
 	return mcp.TextResult(strings.TrimRight(b.String(), "\n")), nil
+}
+
+// pendingKnowledge lists the knowledge files whose working-tree state is
+// not staged: entries added, changed or deleted (in every directory that
+// holds entries), and the store's index README; its configuration and
+// .gitattributes only while untracked (the bootstrap wrote them; an edit
+// to the team's configuration is the user's to stage).
+func pendingKnowledge(ctx context.Context, o *opened) ([]string, error) {
+	if !o.store.Exists() {
+		return nil, nil
+	}
+	args := append([]string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--"}, o.storeDirs()...)
+	out, err := o.git.Run(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	storeFiles := map[string]bool{}
+	for _, name := range []string{"README.md", "kontext.toml", ".gitattributes"} {
+		storeFiles[o.store.Dir()+"/"+name] = true
+	}
+	var paths []string
+	for _, rec := range strings.Split(string(out), "\x00") {
+		if len(rec) < 4 {
+			continue
+		}
+		worktree, p := rec[1], rec[3:]
+		untracked := rec[:2] == "??"
+		if worktree == ' ' && !untracked {
+			continue // staged as it is
+		}
+		switch {
+		case o.store.IsEntryPath(p), p == o.store.Dir()+"/README.md":
+		case storeFiles[p] && untracked:
+		default:
+			continue
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
 }
 
 // changedPaths are the staged paths, or, with nothing staged, the working
@@ -186,7 +234,7 @@ func coveringAll(entries []*store.Entry, changed []string) []*store.Entry {
 
 // candidatesFor lists the inbox: candidates touching the changed files
 // first, then this worktree's others, then other worktrees'.
-func candidatesFor(cands []*local.Candidate, changed []string) string {
+func candidatesFor(cands []*local.Candidate, changed []string, v voice) string {
 	touches := func(c *local.Candidate) bool {
 		for _, pat := range c.Paths {
 			for _, p := range changed {
@@ -212,7 +260,7 @@ func candidatesFor(cands []*local.Candidate, changed []string) string {
 		}
 	}
 	if len(first)+len(here)+len(elsewhere) == 0 {
-		return "No team candidates. If this change embodies a decision, a convention or a lesson, capture it (ctx_capture) and promote it here.\n"
+		return fmt.Sprintf("No team candidates. If this change embodies a decision, a convention or a lesson, capture it (%s) and promote it here.\n", v.tool("ctx_capture"))
 	}
 	var b strings.Builder
 	write := func(title string, list []*local.Candidate) {
@@ -224,7 +272,7 @@ func candidatesFor(cands []*local.Candidate, changed []string) string {
 			b.WriteString(candidateText(c, false) + "\n")
 		}
 	}
-	write("Touching the changed files (promote what holds: ctx_prepare_commit promote: [ids]):", first)
+	write(fmt.Sprintf("Touching the changed files (promote what holds: %s):", v.call("ctx_prepare_commit", "promote", []string{"<id>"})), first)
 	write("Other candidates from this worktree:", here)
 	write("From other worktrees (promote them from there):", elsewhere)
 	return b.String()

@@ -49,9 +49,17 @@ func (h *Handlers) changed() {
 }
 
 // failure turns the store's and the inbox's typed errors into messages that
-// tell the agent what to do next.
-func failure(err error) error {
+// tell the reader what to do next, in their terms.
+func failure(err error, v voice) error {
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		var each []error
+		for _, e := range joined.Unwrap() {
+			each = append(each, failure(e, v))
+		}
+		return errors.Join(each...)
+	}
 	var noStore *local.NoStoreError
+	var noCandidate *local.NotFoundError
 	var private *local.PrivateError
 	var secret *local.SecretError
 	var unknownKind *store.UnknownKindError
@@ -59,7 +67,12 @@ func failure(err error) error {
 	var ambiguous *store.AmbiguousError
 	switch {
 	case errors.As(err, &noStore):
+		if v.shell {
+			return fmt.Errorf("this repository has no knowledge store (%s/) yet, so only private captures are kept and nothing can be promoted: capture with --visibility private, or set kontext up (kontext init)", noStore.StoreDir)
+		}
 		return fmt.Errorf("this repository has no knowledge store (%s/) yet, so only visibility: private captures are accepted and nothing can be promoted. Capture with visibility \"private\", or ask the user whether to set kontext up", noStore.StoreDir)
+	case errors.As(err, &noCandidate):
+		return fmt.Errorf("no inbox candidate %q (%s lists them)", noCandidate.ID, v.tool("ctx_inbox"))
 	case errors.As(err, &private):
 		return fmt.Errorf("%s is private: it stays in this clone's inbox and is never promoted into the team's store", private.ID)
 	case errors.As(err, &secret):
@@ -77,9 +90,15 @@ func failure(err error) error {
 }
 
 func (h *Handlers) CtxCapture(ctx context.Context, in *spec.CtxCaptureInput) (*mcp.ToolResult, error) {
+	v := voiceOf(ctx)
 	o, err := h.svc.open(ctx)
 	if err != nil {
 		return nil, err
+	}
+	// A person who ran kontext capture wrote it; an agent otherwise.
+	origin := "agent"
+	if v.shell {
+		origin = "human"
 	}
 	c := local.Capture{
 		Kind:       in.Kind,
@@ -88,7 +107,7 @@ func (h *Handlers) CtxCapture(ctx context.Context, in *spec.CtxCaptureInput) (*m
 		Paths:      in.Paths,
 		Tags:       in.Tags,
 		Supersedes: in.Supersedes,
-		Origin:     "agent",
+		Origin:     origin,
 		Promote:    in.Promote,
 	}
 	if in.Summary != nil {
@@ -102,13 +121,13 @@ func (h *Handlers) CtxCapture(ctx context.Context, in *spec.CtxCaptureInput) (*m
 	}
 	got, err := o.state.Capture(ctx, c)
 	if err != nil {
-		return nil, failure(err)
+		return nil, failure(err, v)
 	}
 	h.changed()
 	var b strings.Builder
 	e := got.Entry
 	if got.Promoted {
-		fmt.Fprintf(&b, "Written into the store as kx:%s (%s). It is not staged: ctx_prepare_commit stages it with the change.\n", e.ID, got.Result.Path)
+		fmt.Fprintf(&b, "Written into the store as kx:%s (%s). It is not staged: %s stages it with the change.\n", e.ID, got.Result.Path, v.tool("ctx_prepare_commit"))
 		for _, old := range got.Result.Superseded {
 			fmt.Fprintf(&b, "Marked kx:%s superseded.\n", old.ID)
 		}
@@ -121,7 +140,7 @@ func (h *Handlers) CtxCapture(ctx context.Context, in *spec.CtxCaptureInput) (*m
 		if vis == local.Private {
 			b.WriteString("It stays in this clone: private captures are never promoted into the team's store.\n")
 		} else {
-			b.WriteString("Before committing, ctx_prepare_commit (promote: [\"" + e.ID + "\"]) writes it into the store and stages it.\n")
+			fmt.Fprintf(&b, "Before committing, %s writes it into the store and stages it.\n", v.call("ctx_prepare_commit", "promote", []string{e.ID}))
 		}
 	}
 	if len(got.Redacted) > 0 {
@@ -135,6 +154,7 @@ func (h *Handlers) CtxCapture(ctx context.Context, in *spec.CtxCaptureInput) (*m
 }
 
 func (h *Handlers) CtxInbox(ctx context.Context, in *spec.CtxInboxInput) (*mcp.ToolResult, error) {
+	v := voiceOf(ctx)
 	o, err := h.svc.open(ctx)
 	if err != nil {
 		return nil, err
@@ -142,13 +162,13 @@ func (h *Handlers) CtxInbox(ctx context.Context, in *spec.CtxInboxInput) (*mcp.T
 	switch in.Action {
 	case spec.CtxInboxInputActionShow:
 		if len(in.Ids) == 0 {
-			return nil, errors.New("show needs ids: the inbox ids to show (ctx_inbox lists them)")
+			return nil, fmt.Errorf("show needs ids: the inbox ids to show (%s lists them)", v.tool("ctx_inbox"))
 		}
 		var parts []string
 		for _, id := range in.Ids {
 			c, err := o.state.Show(ctx, id)
 			if err != nil {
-				return nil, failure(err)
+				return nil, failure(err, v)
 			}
 			parts = append(parts, candidateText(c, true))
 		}
@@ -166,10 +186,10 @@ func (h *Handlers) CtxInbox(ctx context.Context, in *spec.CtxInboxInput) (*mcp.T
 			fmt.Fprintf(&b, "Promoted inbox:%s to kx:%s (%s).\n", p.ID, p.Entry.ID, p.Entry.Path)
 		}
 		if len(done) > 0 {
-			b.WriteString("Not staged yet: ctx_prepare_commit stages the knowledge with the change.\n")
+			fmt.Fprintf(&b, "Not staged yet: %s stages the knowledge with the change.\n", v.tool("ctx_prepare_commit"))
 		}
 		if err != nil {
-			fmt.Fprintf(&b, "Not promoted: %v\n", failure(err))
+			fmt.Fprintf(&b, "Not promoted: %v\n", failure(err, v))
 			return &mcp.ToolResult{Content: mcp.TextResult(strings.TrimSpace(b.String())).Content, IsError: len(done) == 0}, nil
 		}
 		return mcp.TextResult(strings.TrimSpace(b.String())), nil
@@ -183,7 +203,7 @@ func (h *Handlers) CtxInbox(ctx context.Context, in *spec.CtxInboxInput) (*mcp.T
 		}
 		msg := fmt.Sprintf("Dropped %d candidate(s): %s.", len(dropped), strings.Join(dropped, ", "))
 		if err != nil {
-			return nil, fmt.Errorf("%s Not dropped: %v", msg, failure(err))
+			return nil, fmt.Errorf("%s Not dropped: %v", msg, failure(err, v))
 		}
 		return mcp.TextResult(msg), nil
 	}
@@ -192,7 +212,7 @@ func (h *Handlers) CtxInbox(ctx context.Context, in *spec.CtxInboxInput) (*mcp.T
 		return nil, err
 	}
 	if len(cands) == 0 {
-		return mcp.TextResult("The inbox is empty. Capture with ctx_capture."), nil
+		return mcp.TextResult(fmt.Sprintf("The inbox is empty. Capture with %s.", v.tool("ctx_capture"))), nil
 	}
 	return mcp.TextResult(inboxList(cands)), nil
 }
@@ -250,7 +270,7 @@ func (h *Handlers) CtxLog(ctx context.Context, in *spec.CtxLogInput) (*mcp.ToolR
 	known := func(k string) bool { _, ok := o.cfg.Kind(k); return ok }
 	kind, _, ok := store.NormalizeKind(in.Kind, known)
 	if !ok {
-		return nil, failure(&store.UnknownKindError{Kind: in.Kind, Known: kindNames(o)})
+		return nil, failure(&store.UnknownKindError{Kind: in.Kind, Known: kindNames(o)}, voiceOf(ctx))
 	}
 	entries, err := o.entries()
 	if err != nil && len(entries) == 0 {

@@ -3,6 +3,7 @@ package knowledge
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	spec "github.com/kontext-dev/kontext/gen/toolsets/knowledge"
@@ -61,6 +62,7 @@ Until then ctx_capture accepts visibility: private only, and nothing is promoted
 }
 
 func (h *Handlers) CtxInitSubmit(ctx context.Context, in *spec.CtxInitSubmitInput) (*mcp.ToolResult, error) {
+	v := voiceOf(ctx)
 	o, err := h.svc.open(ctx)
 	if err != nil {
 		return nil, err
@@ -95,14 +97,10 @@ func (h *Handlers) CtxInitSubmit(ctx context.Context, in *spec.CtxInitSubmitInpu
 	}
 	h.changed()
 	var b strings.Builder
-	switch {
-	case res.Skipped:
+	if res.Skipped {
 		fmt.Fprintf(&b, "Skipped %s.\n", in.TaskID)
-	default:
-		if len(res.Removed) > 0 {
-			fmt.Fprintf(&b, "Replaced this task's earlier entries: %s.\n", strings.Join(res.Removed, ", "))
-		}
-		fmt.Fprintf(&b, "Wrote %s. Review and commit them with the change (ctx_prepare_commit).\n", strings.Join(res.Written, ", "))
+	} else {
+		b.WriteString(submittedText(res, v))
 	}
 	tasks, prog, err := p.Tasks(ctx)
 	if err == nil {
@@ -112,6 +110,34 @@ func (h *Handlers) CtxInitSubmit(ctx context.Context, in *spec.CtxInitSubmitInpu
 		b.WriteString("\nNext:\n" + p.Text(tasks, prog, o.cfg.Init.TaskInlineChars))
 	}
 	return mcp.TextResult(b.String()), nil
+}
+
+// submittedText says what a submission did, file by file: a resubmission
+// says what it rewrote, and what already held it.
+func submittedText(res *bootstrap.Submitted, v voice) string {
+	var b strings.Builder
+	line := func(what string, files []string) {
+		if len(files) > 0 {
+			fmt.Fprintf(&b, "%s %s.\n", what, strings.Join(files, ", "))
+		}
+	}
+	line("Wrote", res.Created)
+	line("Rewrote in place (same files and ids):", res.Rewritten)
+	line("Removed this task's earlier entries that the submission no longer has:", res.Removed)
+	line("Unchanged (they already hold this submission):", res.Unchanged)
+	var other []string // the index README
+	for _, w := range res.Written {
+		if !slices.Contains(res.Created, w) && !slices.Contains(res.Rewritten, w) {
+			other = append(other, w)
+		}
+	}
+	line("Updated the index:", other)
+	if len(res.Written)+len(res.Removed) > 0 {
+		fmt.Fprintf(&b, "Review and commit them with the change (%s stages them).\n", v.tool("ctx_prepare_commit"))
+	} else {
+		b.WriteString("Nothing changed.\n")
+	}
+	return b.String()
 }
 
 func deref(s *string) string {

@@ -39,9 +39,10 @@ func (h *Handlers) CtxRead(ctx context.Context, in *spec.CtxReadInput) (*mcp.Too
 
 // readURI reads what a URI names at a level.
 func readURI(ctx context.Context, o *opened, uri string, level int) (string, error) {
+	v := voiceOf(ctx)
 	scheme, rest, hasScheme := strings.Cut(uri, ":")
 	if !hasScheme || len(scheme) == 1 { // a plain path (or a Windows drive letter)
-		return readFile(o, uri, "", level)
+		return readFile(o, v, uri, "", level)
 	}
 	switch scheme {
 	case "kx":
@@ -51,26 +52,26 @@ func readURI(ctx context.Context, o *opened, uri string, level int) (string, err
 		}
 		e, err := store.Find(entries, rest)
 		if err != nil {
-			return "", fmt.Errorf("%v (ctx_search or ctx_log list the entries)", err)
+			return "", fmt.Errorf("%v (%s or %s list the entries)", err, v.tool("ctx_search"), v.tool("ctx_log"))
 		}
-		return entryText(e, level), nil
+		return entryText(e, level, v), nil
 	case "inbox":
 		c, err := o.state.Show(ctx, rest)
 		if err != nil {
-			return "", failure(err)
+			return "", failure(err, v)
 		}
-		return entryText(c.Entry, level), nil
+		return entryText(c.Entry, level, v), nil
 	case "file":
 		path, section, _ := strings.Cut(rest, "#")
-		return readFile(o, path, section, level)
+		return readFile(o, v, path, section, level)
 	case "git":
-		return readCommit(ctx, o, rest, level)
+		return readCommit(ctx, o, v, rest, level)
 	}
 	return "", fmt.Errorf("no source reads %s: URIs (kx:, file:, git: and inbox: are local; no adapter is configured)", scheme)
 }
 
 // entryText is an entry at a level: one line, the overview, or the file.
-func entryText(e *store.Entry, level int) string {
+func entryText(e *store.Entry, level int, v voice) string {
 	meta := []string{e.Kind}
 	for _, s := range []string{e.Status, e.Date} {
 		if s != "" {
@@ -97,13 +98,13 @@ func entryText(e *store.Entry, level int) string {
 			b.WriteString("Superseded by: " + strings.Join(e.SupersededBy, ", ") + "\n")
 		}
 		b.WriteString("\n" + strings.TrimSpace(e.Body))
-		return clip(b.String(), overviewChars, "ctx_read level 2 for the whole entry")
+		return clip(b.String(), overviewChars, v.call("ctx_read", "level", 2)+" for the whole entry")
 	}
 	return clip(string(store.Marshal(e)), wholeChars, "the entry is longer than a read returns")
 }
 
 // readFile reads a file under the root, or one section of a Markdown file.
-func readFile(o *opened, path, section string, level int) (string, error) {
+func readFile(o *opened, v voice, path, section string, level int) (string, error) {
 	rel, err := o.root.Rel(path)
 	if err != nil {
 		return "", err
@@ -155,13 +156,13 @@ func readFile(o *opened, path, section string, level int) (string, error) {
 	case levelLine:
 		return title + " — " + firstLine(text), nil
 	case levelOverview:
-		return clip(title+"\n\n"+strings.TrimSpace(text), overviewChars, "ctx_read level 2 for the whole text"), nil
+		return clip(title+"\n\n"+strings.TrimSpace(text), overviewChars, v.call("ctx_read", "level", 2)+" for the whole text"), nil
 	}
 	return clip(text, wholeChars, "the file is longer than a read returns"), nil
 }
 
 // readCommit reads a commit: its subject, its message and stat, or its diff.
-func readCommit(ctx context.Context, o *opened, rev string, level int) (string, error) {
+func readCommit(ctx context.Context, o *opened, v voice, rev string, level int) (string, error) {
 	sha, err := o.git.ResolveCommit(ctx, rev)
 	if err != nil {
 		return "", fmt.Errorf("no commit %q in this repository", rev)
@@ -172,7 +173,7 @@ func readCommit(ctx context.Context, o *opened, rev string, level int) (string, 
 		return strings.TrimSpace(string(out)), err
 	case levelOverview:
 		out, err := o.git.Run(ctx, "show", "--stat=120", "--format=commit %H%nAuthor: %an <%ae>%nDate:   %aI%n%n%B", sha)
-		return clip(strings.TrimSpace(string(out)), overviewChars, "ctx_read level 2 for the diff"), err
+		return clip(strings.TrimSpace(string(out)), overviewChars, v.call("ctx_read", "level", 2)+" for the diff"), err
 	}
 	out, err := o.git.Run(ctx, "show", "--format=commit %H%nAuthor: %an <%ae>%nDate:   %aI%n%n%B", "--patch", sha)
 	return clip(string(out), wholeChars, "the diff is longer than a read returns"), err

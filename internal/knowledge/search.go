@@ -38,7 +38,7 @@ func (h *Handlers) CtxSearch(ctx context.Context, in *spec.CtxSearchInput) (*mcp
 	if err != nil {
 		return nil, err
 	}
-	hits, err := ix.Search(ctx, index.Query{Text: in.Query, Kinds: in.Kinds, Sources: in.Sources, Limit: in.Limit})
+	hits, err := ix.Search(ctx, index.Query{Text: in.Query, Kinds: in.Kinds, Sources: in.Sources, Limit: in.Limit, Distinct: true})
 	if err != nil {
 		return nil, err
 	}

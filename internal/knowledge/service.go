@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/git"
@@ -37,6 +38,12 @@ type Service struct {
 
 	mu   sync.Mutex
 	repo *opened
+
+	// ranking is the engine's order of the modules, for the brief;
+	// rankWait bounds the wait for it (0: moduleRankWait, negative: no
+	// bound, for tests that need the ranked answer).
+	ranking  moduleRanking
+	rankWait time.Duration
 }
 
 // opened is the repository state a configuration was loaded for.
@@ -160,6 +167,7 @@ func (o *opened) searchIndex(ctx context.Context) (*index.Index, error) {
 		Include:     o.cfg.Sources.Include,
 		Exclude:     o.cfg.Sources.Exclude,
 		ExcludeDirs: o.storeDirs(),
+		DetectDocs:  o.cfg.Sources.DetectDocs,
 		MaxBytes:    o.cfg.Sources.MaxBytes,
 		IsSecret:    secrets.IsSecretFile,
 	})

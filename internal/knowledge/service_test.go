@@ -2,6 +2,7 @@ package knowledge
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/kontext-dev/kontext/internal/mcp"
 	"github.com/kontext-dev/kontext/internal/textclip"
 )
 
@@ -153,4 +155,30 @@ func TestWhySymbolIsText(t *testing.T) {
 	if got := text.String(); !strings.Contains(got, "app.config is defined at z.js:1") || !strings.Contains(got, "0 other line(s) mention it") {
 		t.Errorf("ctx_why app.config:\n%s", got)
 	}
+}
+
+// resultText is the text of a tool result's blocks.
+func resultText(t *testing.T, res *mcp.ToolResult) string {
+	t.Helper()
+	var parts []string
+	for _, c := range res.Content {
+		var block struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if err := json.Unmarshal(c, &block); err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, block.Text)
+	}
+	return strings.Join(parts, "\n")
+}
+
+func readText(t *testing.T, dir, rel string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }

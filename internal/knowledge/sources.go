@@ -102,9 +102,11 @@ func (s *entrySource) Load(ctx context.Context, items []index.Item, emit func(in
 	return nil
 }
 
-// entryDoc is an entry as the index sees it.
+// entryDoc is an entry as the index sees it: its HTML comments (the
+// bootstrap's placeholders for unwritten sections, the facts' markers)
+// are not text to find or to quote.
 func entryDoc(e *store.Entry, scheme string) index.Doc {
-	body := e.Body
+	body := index.StripComments(e.Body)
 	if e.Summary != "" {
 		body = e.Summary + "\n\n" + body
 	}

@@ -131,9 +131,9 @@ func (o *opened) status(ctx context.Context) string {
 		case err != nil:
 			row("Stale", "not known: "+err.Error())
 		case len(stale) == 0:
-			row("Stale", fmt.Sprintf("none (no decision's paths saw more than %d commits since it was made)", o.cfg.Freshness.ThresholdCommits))
+			row("Stale", fmt.Sprintf("none (no decision's paths saw more than %d commits since it was last committed)", o.cfg.Freshness.ThresholdCommits))
 		default:
-			row("Stale", fmt.Sprintf("%s whose paths saw more than %d commits since it was made — check they still hold:", plural(len(stale), "decision", "decisions"), o.cfg.Freshness.ThresholdCommits))
+			row("Stale", fmt.Sprintf("%s whose paths saw more than %d commits since it was last committed — check they still hold:", plural(len(stale), "decision", "decisions"), o.cfg.Freshness.ThresholdCommits))
 			for i, s := range stale {
 				if i == maxStatusStale && len(stale) > maxStatusStale+1 {
 					row("", fmt.Sprintf("  (+%d more, less changed)", len(stale)-i))
@@ -160,7 +160,7 @@ func (o *opened) status(ctx context.Context) string {
 	} else {
 		row("Hooks", hooksSummary(st))
 	}
-	if p := bootstrapProgress(o, entries); p != "" {
+	if p := bootstrapProgress(o, voice{shell: true}, entries); p != "" {
 		row("Bootstrap", p)
 	}
 	return strings.TrimRight(b.String(), "\n")
@@ -274,22 +274,52 @@ func (o *opened) inboxSummary(ctx context.Context) string {
 }
 
 func hooksSummary(st hooks.Status) string {
-	missing, outdated := st.Missing(), st.Outdated()
+	missing, outdated, broken := st.Missing(), st.Outdated(), st.Broken()
+	gone, _ := st.Gone()
 	switch {
 	case len(missing) == len(st.Hooks):
 		return fmt.Sprintf("not installed in %s (kontext hooks install)", st.Location)
 	case len(missing) > 0:
 		return fmt.Sprintf("%s missing in %s (kontext hooks install)", strings.Join(missing, ", "), st.Location)
+	case len(broken) > 0:
+		which := "they do"
+		if len(broken) < len(st.Hooks) {
+			which = strings.Join(broken, ", ") + " do"
+		}
+		return fmt.Sprintf("installed in %s, but %s nothing: %s (kontext hooks install)", st.Location, which, noKontext(gone))
+	case gone != "":
+		return fmt.Sprintf("installed in %s; the kontext they call, %s, is missing, so they run the one on PATH (kontext hooks install records it)", st.Location, gone)
 	case len(outdated) > 0:
 		return fmt.Sprintf("installed in %s; %s carry an older block (kontext hooks install updates them)", st.Location, strings.Join(outdated, ", "))
 	}
-	return fmt.Sprintf("installed in %s (%s)", st.Location, strings.Join(hooks.Names, ", "))
+	text := fmt.Sprintf("installed in %s (%s)", st.Location, strings.Join(hooks.Names, ", "))
+	if len(st.Hooks) > 0 && st.Hooks[0].Calls != "" {
+		text += "; they call " + st.Hooks[0].Calls
+	}
+	return text
+}
+
+// noKontext says why installed hooks do nothing.
+func noKontext(gone string) string {
+	if gone != "" {
+		return "the kontext they call, " + gone + ", is missing, and no kontext is on PATH"
+	}
+	return "no kontext is on PATH"
 }
 
 // bootstrapProgress says how far the deepening of the bootstrap's docs is
-// ("" when there is nothing left to deepen).
-func bootstrapProgress(o *opened, entries []*store.Entry) string {
-	return bootstrap.StoreProgress(entries, o.cfg, o.store, o.state.Dir).String()
+// ("" when there is nothing left to deepen). The deepening is an agent's
+// work: a person is told to ask for it.
+func bootstrapProgress(o *opened, v voice, entries []*store.Entry) string {
+	p := bootstrap.StoreProgress(entries, o.cfg, o.store, o.state.Dir)
+	if p.Rendered == 0 || p.Deepened >= p.Rendered {
+		return ""
+	}
+	next := "ctx_init gives the next tasks"
+	if v.shell {
+		next = "ask your agent to run ctx_init (the kontext-init prompt) for the next tasks"
+	}
+	return fmt.Sprintf("%d of %d architecture docs deepened; %s", p.Deepened, p.Rendered, next)
 }
 
 // extras are the per-repository answers the brief and status reuse between
@@ -361,12 +391,17 @@ func (o *opened) staleAndHooksLines(ctx context.Context, entries []*store.Entry)
 		}
 	}
 	if st, err := o.hookStatus(ctx); err == nil {
-		missing := st.Missing()
+		missing, broken := st.Missing(), st.Broken()
+		gone, _ := st.Gone()
 		switch {
 		case len(missing) == len(st.Hooks):
 			lines = append(lines, "- Hooks: not installed (kontext hooks install)")
 		case len(missing) > 0:
 			lines = append(lines, "- Hooks: "+strings.Join(missing, ", ")+" not installed (kontext hooks install)")
+		case len(broken) > 0:
+			lines = append(lines, "- Hooks: installed, but they do nothing: "+noKontext(gone)+" (kontext hooks install)")
+		case gone != "":
+			lines = append(lines, "- Hooks: the kontext they call, "+gone+", is missing; they run the one on PATH (kontext hooks install)")
 		}
 	}
 	return lines

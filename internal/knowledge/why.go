@@ -34,7 +34,7 @@ func (h *Handlers) CtxWhy(ctx context.Context, in *spec.CtxWhyInput) (*mcp.ToolR
 		return nil, err
 	}
 	target := strings.TrimSpace(in.Target)
-	w := &why{o: o, limit: in.Limit}
+	w := &why{o: o, limit: in.Limit, v: voiceOf(ctx)}
 	switch {
 	case w.isPath(target):
 		return w.path(ctx, target, 0, 0)
@@ -63,6 +63,7 @@ func (h *Handlers) CtxWhy(ctx context.Context, in *spec.CtxWhyInput) (*mcp.ToolR
 type why struct {
 	o     *opened
 	limit int
+	v     voice
 }
 
 func (w *why) isPath(p string) bool {
@@ -187,7 +188,7 @@ func rankEntry(e *store.Entry) int {
 func (w *why) knowledgeSection(b *strings.Builder, entries []*store.Entry) {
 	b.WriteString("\n## Team knowledge\n")
 	if len(entries) == 0 {
-		b.WriteString("No entry of the store names these paths. (ctx_search finds entries by topic.)\n")
+		fmt.Fprintf(b, "No entry of the store names these paths. (%s finds entries by topic.)\n", w.v.tool("ctx_search"))
 		return
 	}
 	for i, e := range entries {
@@ -271,7 +272,7 @@ func (w *why) commit(ctx context.Context, sha string) (*mcp.ToolResult, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Why git:%s\n\n%s (%s, %s)\n", short(c.SHA), c.Subject, c.AuthorName, c.AuthorTime.Format("2006-01-02"))
 	if c.Body != "" {
-		b.WriteString("\n" + clip(c.Body, 2000, "ctx_read git:"+short(c.SHA)) + "\n")
+		b.WriteString("\n" + clip(c.Body, 2000, w.v.call("ctx_read", "uri", "git:"+short(c.SHA))) + "\n")
 	}
 	if _, reasons := decisionScore(c); len(reasons) > 0 {
 		b.WriteString("\nDecision signals: " + strings.Join(reasons, ", ") + "\n")

@@ -8,11 +8,13 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"testing"
 
 	"github.com/kontext-dev/kontext/internal/cli"
 	"github.com/kontext-dev/kontext/internal/fsroot"
+	"github.com/kontext-dev/kontext/internal/knowledge"
 	"github.com/kontext-dev/kontext/internal/mcp"
 	"github.com/kontext-dev/kontext/internal/testkit"
 	"github.com/kontext-dev/kontext/internal/toolsets"
@@ -208,5 +210,20 @@ func TestInventory(t *testing.T) {
 				t.Errorf("%s: has parameters but no CLI flags", tool.Name)
 			}
 		}
+	}
+}
+
+// The knowledge verbs are the commands the knowledge toolset's replies
+// name when they answer a shell (knowledge.ToolVerbs): the two agree.
+func TestKnowledgeVerbsAgree(t *testing.T) {
+	verbs, args := map[string]string{}, map[string]string{}
+	for _, v := range toolsets.Knowledge().Verbs {
+		verbs[v.Tool] = v.Name
+		if v.Arg != "" {
+			args[v.Tool] = v.Arg
+		}
+	}
+	if !reflect.DeepEqual(verbs, knowledge.ToolVerbs) || !reflect.DeepEqual(args, knowledge.ToolVerbArgs) {
+		t.Errorf("the toolset's verbs %v (arguments %v) differ from knowledge.ToolVerbs %v (%v)", verbs, args, knowledge.ToolVerbs, knowledge.ToolVerbArgs)
 	}
 }

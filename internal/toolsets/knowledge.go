@@ -151,7 +151,7 @@ func hooksCommand() *cli.Command {
 // installHooks installs the git hooks and prints what it did (kontext
 // hooks install, and the last step of kontext init).
 func installHooks(ctx context.Context, repo *git.Repo, w io.Writer) error {
-	r, err := hooks.Install(ctx, repo)
+	r, err := hooks.Install(ctx, repo, hooks.Binary())
 	if len(r.Hooks) > 0 {
 		fmt.Fprint(w, r.String())
 	}

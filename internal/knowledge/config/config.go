@@ -80,9 +80,13 @@ type Kind struct {
 
 // Sources selects the documents indexed beside the store.
 type Sources struct {
-	Include  []string `toml:"include"`
-	Exclude  []string `toml:"exclude"`
-	MaxBytes int64    `toml:"max_bytes"`
+	Include []string `toml:"include"`
+	Exclude []string `toml:"exclude"`
+	// DetectDocs adds the documentation folders found in the tree (a docs
+	// site's www/content, site/, website/docs, …) to Include; Exclude
+	// still applies to them.
+	DetectDocs bool  `toml:"detect_docs"`
+	MaxBytes   int64 `toml:"max_bytes"`
 }
 
 // Index configures the search index.
@@ -176,6 +180,7 @@ numbering = "none"
 [sources]
 include = ["/*.md", "**/README.md", "**/AGENTS.md", "**/CLAUDE.md", "docs/**/*.md", "doc/**/*.md", "adr/**/*.md"]
 exclude = ["**/node_modules/**", "**/CHANGELOG.md", "**/vendor/**", "**/fixtures/**", "**/testdata/**", "**/.github/ISSUE_TEMPLATE/**"]
+detect_docs = true
 max_bytes = 300000
 
 [index]

@@ -1,8 +1,10 @@
 // Package freshness finds the decisions that may no longer hold: those
-// whose paths saw more than freshness.threshold_commits commits since they
-// were made. One `git log --name-only` pass since the oldest decision
-// covers them all, and the answer is kept per HEAD (in memory, and in a
-// file for the next process), so a brief pays for it once per commit.
+// whose paths saw more than freshness.threshold_commits commits since the
+// commit that last changed the decision (a decision recorded or revised
+// minutes ago is fresh, whatever date it carries). One `git log
+// --name-only` pass since the oldest decision covers them all, and the
+// answer is kept per HEAD (in memory, and in a file for the next
+// process), so a brief pays for it once per commit.
 package freshness
 
 import (
@@ -24,12 +26,13 @@ import (
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 )
 
-// Stale is a decision whose paths changed a lot since it was made.
+// Stale is a decision whose paths changed a lot since it was last changed.
 type Stale struct {
 	ID string
-	// Commits is how many commits touched its paths since it was made.
+	// Commits is how many commits touched its paths since Since.
 	Commits int
-	// Since is the day it was made (its date).
+	// Since is the day counting starts: of the commit that last changed
+	// the decision's file, or its date when that commit is out of reach.
 	Since string
 }
 
@@ -65,9 +68,10 @@ const maxCommits = 10000
 
 // Stale returns the active decisions among entries whose paths saw more
 // than threshold commits (non-merge, reachable from HEAD, among the last
-// 10,000) after the commit that introduced the decision, or after its date
-// when that commit is not found. Decisions without a valid date or without
-// paths are not judged. The most changed come first.
+// 10,000) after the commit that last changed the decision's file, or after
+// its date when that commit is older than the pass. A decision not yet
+// committed is fresh. Decisions without a valid date or without paths are
+// not judged. The most changed come first.
 func (c *Checker) Stale(ctx context.Context, repo *git.Repo, entries []*store.Entry, threshold int) ([]Stale, error) {
 	got, _, err := c.answer(ctx, repo, entries, threshold, -1)
 	return got, err
@@ -189,7 +193,7 @@ func (c *Checker) writeFile(key string, result []Stale) {
 // decision's id, file, date and paths.
 func cacheKey(head string, threshold int, decisions []*store.Entry) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "v1\x00%s\x00%d\n", head, threshold)
+	fmt.Fprintf(h, "v2\x00%s\x00%d\n", head, threshold)
 	for _, e := range decisions {
 		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\n", e.ID, e.Path, e.Date, strings.Join(e.Paths, "\x00"))
 	}
@@ -281,19 +285,30 @@ func compute(ctx context.Context, repo *git.Repo, head string, decisions []*stor
 
 	var stale []Stale
 	for _, e := range decisions {
-		// The commit that introduced the entry: the oldest one in the
-		// pass that touched its file. Without it, its date.
-		limit := len(commits) // count commits with index < limit
+		// The commit that last changed the entry's file: the newest in
+		// the pass that touched it. Without one, the file is not
+		// committed yet (fresh) or was last changed before the pass
+		// began (counted from its date).
+		limit := -1 // count commits with index < limit
+		since := ""
 		if fi, ok := fileIndex[e.Path]; ok {
-			for ci := len(commits) - 1; ci >= 0; ci-- {
+			for ci := range commits {
 				if containsInt(commits[ci].files, fi) {
 					limit = ci
+					since = time.Unix(commits[ci].time, 0).UTC().Format("2006-01-02")
 					break
 				}
 			}
-		} else {
+		}
+		if limit < 0 {
+			if _, _, tracked, err := repo.Object(ctx, head+":"+e.Path); err != nil {
+				return nil, err
+			} else if !tracked {
+				continue // recorded, not committed: nothing has changed since
+			}
 			day, _ := time.Parse("2006-01-02", e.Date[:10])
 			limit = sort.Search(len(commits), func(i int) bool { return commits[i].time < day.Unix() })
+			since = e.Date[:10]
 		}
 		seen := map[int]bool{}
 		for _, p := range e.Paths {
@@ -305,7 +320,7 @@ func compute(ctx context.Context, repo *git.Repo, head string, decisions []*stor
 			}
 		}
 		if n := len(seen); n > threshold {
-			stale = append(stale, Stale{ID: e.ID, Commits: n, Since: e.Date[:10]})
+			stale = append(stale, Stale{ID: e.ID, Commits: n, Since: since})
 		}
 	}
 	sort.SliceStable(stale, func(i, j int) bool {

@@ -69,8 +69,9 @@ func TestStale(t *testing.T) {
 
 	entries := []*store.Entry{
 		entry("rest", "2026-01-01", ".ai/decisions/rest.md", "src/api/**"),
-		// Not in history (never committed): counted from its date.
-		entry("web", "2026-01-05", ".ai/decisions/web.md", "src/web"),
+		// Not in history (recorded, never committed): fresh, however
+		// much its paths changed since its date.
+		entry("web", "2026-01-01", ".ai/decisions/web.md", "src/web"),
 		entry("quiet", "2026-01-01", ".ai/decisions/quiet.md", "docs/**"),
 		{ID: "retired", Kind: store.KindDecision, Status: store.StatusSuperseded, Date: "2026-01-01", Paths: []string{"src/**"}},
 		{ID: "undated", Kind: store.KindDecision, Paths: []string{"src/**"}},
@@ -81,14 +82,13 @@ func TestStale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Stale{{ID: "rest", Commits: 3, Since: "2026-01-01"}}
+	want := []Stale{{ID: "rest", Commits: 3, Since: "2026-01-03"}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("threshold 2: %v, want %v", got, want)
 	}
-	// web: days 5 and 6 touch src/web since its date: 2, not more than 2;
-	// with threshold 1 it is stale.
+	// web: days 5 and 6 touch src/web after its date, but it is not
+	// committed: fresh even with threshold 1.
 	got, _ = c.Stale(ctx, repo, entries, 1)
-	want = []Stale{{ID: "rest", Commits: 3, Since: "2026-01-01"}, {ID: "web", Commits: 2, Since: "2026-01-05"}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("threshold 1: %v, want %v", got, want)
 	}
@@ -160,5 +160,51 @@ func TestQuickAnswersWithTheLastResultWhileComputing(t *testing.T) {
 	}
 	if got, _ = c.Quick(ctx, repo, entries, 1, time.Minute); len(got) != 1 || got[0].Commits != 3 {
 		t.Fatalf("the new answer: %v", got)
+	}
+}
+
+// The count starts at the commit that last changed the decision: one
+// recorded minutes ago with an old date (the bootstrap dates decisions by
+// their history) is fresh, and revising one settles it again. One whose
+// file was last committed before the pass reaches is counted from its
+// date.
+func TestStaleCountsFromTheLastChange(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	gitCmd(t, dir, nil, "init", "-q", "-b", "main")
+	h := &history{t: t, dir: dir}
+	h.commit(1, ".ai/decisions/early.md") // dated the 4th, the oldest date: the pass starts on the 3rd
+	for day := 2; day <= 6; day++ {
+		h.commit(day, "src/api/a.go", "src/web/w.js")
+	}
+	h.commit(7, ".ai/decisions/rest.md") // dated the 5th, recorded on the 7th
+	h.commit(8, "src/api/a.go")
+	h.commit(9, "src/web/w.js", ".ai/decisions/web.md")
+	h.commit(10, "src/web/w.js")
+	h.commit(11, "src/web/w.js")
+	h.commit(12, "src/web/w.js")
+	h.commit(13, ".ai/decisions/web.md") // revised: settled again
+	h.commit(14, "src/web/w.js", "src/api/a.go")
+	repo, err := git.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	entries := []*store.Entry{
+		entry("rest", "2026-01-05", ".ai/decisions/rest.md", "src/api/**"),
+		entry("web", "2026-01-06", ".ai/decisions/web.md", "src/web/**"),
+		entry("early", "2026-01-04", ".ai/decisions/early.md", "src/web/**"),
+	}
+	var c Checker
+	got, err := c.Stale(ctx, repo, entries, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// rest: days 8 and 14 (2); web: day 14 only (1, not more than 1);
+	// early: its file's commit (day 1) is before the pass (from the 3rd):
+	// days 4, 5, 6, 9–12 and 14 after its date (8).
+	want := []Stale{{ID: "early", Commits: 8, Since: "2026-01-04"}, {ID: "rest", Commits: 2, Since: "2026-01-07"}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("%v, want %v", got, want)
 	}
 }

@@ -13,8 +13,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 var binDir string // holds the kontext binary
@@ -278,20 +280,52 @@ func TestReadmeWithUnstagedEditsStaysUnstaged(t *testing.T) {
 
 func TestBypassAndMissingKontext(t *testing.T) {
 	s := withStore(t)
-	s.mustKontext("hooks", "install")
+	// The hooks call the kontext that installed them, wherever PATH
+	// points (an IDE's git has a PATH of its own): a copy here, so that
+	// the test can take it away.
+	installer := filepath.Join(s.home, "kbin", "kontext")
+	os.MkdirAll(filepath.Dir(installer), 0o755)
+	data, err := os.ReadFile(filepath.Join(binDir, "kontext"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(installer, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if r := s.run(s.dir, nil, installer, "hooks", "install"); r.code != 0 {
+		t.Fatalf("hooks install: %s", r)
+	}
+	if hook := s.read(".git/hooks/pre-commit"); !strings.Contains(hook, "kontext_bin='"+installer+"'") {
+		t.Fatalf("the hook does not name its kontext:\n%s", hook)
+	}
+	s.path = pathWithoutKontext()
 	s.write(".ai/learnings/keys.md", "---\nkind: learning\ntitle: Keys\n---\n\nThe key is "+awsKey+".\n")
 	s.mustGit("add", ".")
 	if r := s.git("commit", "-m", "blocked"); r.code == 0 {
-		t.Fatalf("not blocked: %s", r)
+		t.Fatalf("not blocked with no kontext on PATH: the hook did not call its own: %s", r)
 	}
 	r := s.run(s.dir, []string{"KONTEXT_SKIP=1"}, "git", "commit", "-m", "skipped")
 	if r.code != 0 {
 		t.Fatalf("KONTEXT_SKIP=1 did not bypass: %s", r)
 	}
+	if got := s.mustKontext("hooks", "status"); !strings.Contains(got, "pre-commit          installed (calls "+installer+")") {
+		t.Errorf("hooks status:\n%s", got)
+	}
 
+	// The kontext that installed them is gone, and none is on PATH: the
+	// hooks do nothing, and both statuses say so.
+	os.Remove(installer)
+	for _, args := range [][]string{{"hooks", "status"}, {"status"}} {
+		got := s.mustKontext(args...)
+		if strings.Contains(got, "installed (") || !strings.Contains(got, "the kontext they call, "+installer+", is missing, and no kontext is on PATH") && !strings.Contains(got, "the kontext it calls, "+installer+", is missing, and no kontext is on PATH") {
+			t.Errorf("kontext %s with the binary gone:\n%s", strings.Join(args, " "), got)
+		}
+	}
+	if brief := s.mustKontext("brief"); !strings.Contains(brief, "- Hooks: installed, but they do nothing: the kontext they call, "+installer+", is missing, and no kontext is on PATH") {
+		t.Errorf("brief with the binary gone:\n%s", brief)
+	}
 	s.write(".ai/learnings/keys.md", "---\nkind: learning\ntitle: Keys\n---\n\nAnother key: "+"AKIA"+"J7W2KQ4ZP9XRM3TB"+".\n")
 	s.mustGit("add", ".")
-	s.path = pathWithoutKontext()
 	r = s.git("commit", "-m", "no kontext here")
 	if r.code != 0 {
 		t.Fatalf("a machine without kontext could not commit: %s", r)
@@ -300,8 +334,9 @@ func TestBypassAndMissingKontext(t *testing.T) {
 		t.Errorf("the hooks said something without kontext: %q", r.stderr)
 	}
 
-	// A kontext that fails in another way (an older version without
-	// `hooks run` exits 2) never blocks; only status 1 does.
+	// With it gone, kontext on PATH runs instead; one that fails in
+	// another way (an older version without `hooks run` exits 2) never
+	// blocks; only status 1 does.
 	fake := filepath.Join(s.home, "fakebin")
 	os.MkdirAll(fake, 0o755)
 	s.path = fake + string(os.PathListSeparator) + pathWithoutKontext()
@@ -659,7 +694,7 @@ func TestStatusAndBrief(t *testing.T) {
 	for _, want := range []string{
 		"Store      .ai/ — 1 entry: 1 decision\n",
 		"Inbox      empty\n",
-		"Stale      none (no decision's paths saw more than 2 commits since it was made)\n",
+		"Stale      none (no decision's paths saw more than 2 commits since it was last committed)\n",
 		"Problems   none (kontext check)\n",
 		"Hooks      not installed in .git/hooks (kontext hooks install)",
 	} {
@@ -686,9 +721,12 @@ func TestStatusAndBrief(t *testing.T) {
 	s.mustGit("commit", "-qam", "api change 3")
 
 	status = s.mustKontext("status")
+	// Counted from the commit that last changed the decision, not its date.
+	ct, _ := strconv.ParseInt(strings.TrimSpace(s.mustGit("log", "-1", "--format=%ct", "--", ".ai/decisions/2026-01-05-use-rest-for-the-public-api.md")), 10, 64)
+	since := time.Unix(ct, 0).UTC().Format("2006-01-02")
 	for _, want := range []string{
-		"Stale      1 decision whose paths saw more than 2 commits since it was made — check they still hold:\n",
-		"             kx:2026-01-05-use-rest-for-the-public-api — 3 commits to its paths since 2026-01-05\n",
+		"Stale      1 decision whose paths saw more than 2 commits since it was last committed — check they still hold:\n",
+		"             kx:2026-01-05-use-rest-for-the-public-api — 3 commits to its paths since " + since + "\n",
 		"Hooks      installed in .git/hooks (pre-commit, prepare-commit-msg, post-commit, post-merge, post-rewrite)",
 	} {
 		if !strings.Contains(status, want) {
@@ -696,7 +734,7 @@ func TestStatusAndBrief(t *testing.T) {
 		}
 	}
 	brief := s.mustKontext("brief")
-	if !strings.Contains(brief, "\n- Stale: kx:2026-01-05-use-rest-for-the-public-api (3 commits to its paths since 2026-01-05) — check it still holds") {
+	if !strings.Contains(brief, "\n- Stale: kx:2026-01-05-use-rest-for-the-public-api (3 commits to its paths since "+since+") — check it still holds") {
 		t.Errorf("brief without the stale line:\n%s", brief)
 	}
 	if strings.Contains(brief, "- Hooks:") {

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -39,23 +40,82 @@ const (
 // ChainedSuffix names a hook kontext chains instead of editing.
 const ChainedSuffix = ".kontext-chained"
 
-// Block is kontext's part of a hook script. KONTEXT_SKIP (any value but 0)
-// bypasses it; a machine without kontext runs the rest of the hook as if
-// the block were not there; and only exit status 1 (a blocking problem)
-// stops the hook: kontext failing in any other way, or an older kontext
-// without `hooks run`, never blocks a commit. The `|| { … }` form keeps
-// hooks run under `sh -e` (husky) from stopping on the status. The
-// garbage collector is off for the hook's process (bounded by
-// GOMEMLIMIT): most of a hook's time is the binary's start, whose package
-// initialisation allocates some 16 MB, and collecting it cost about 10 ms
-// of a 50 ms hook when measured.
-func Block(hook string) string {
+// Block is kontext's part of a hook script: it calls bin, the kontext that
+// installed it (by absolute path: a hook runs with whatever PATH git was
+// started with, an IDE's or a GUI client's), and kontext on PATH when bin
+// is gone or was not given. KONTEXT_SKIP (any value but 0) bypasses it; a
+// machine without kontext runs the rest of the hook as if the block were
+// not there; and only exit status 1 (a blocking problem) stops the hook:
+// kontext failing in any other way, or an older kontext without `hooks
+// run`, never blocks a commit. The `||` forms keep hooks run under `sh -e`
+// (husky) from stopping on a status. The garbage collector is off for the
+// hook's process (bounded by GOMEMLIMIT): most of a hook's time is the
+// binary's start, whose package initialisation allocates some 16 MB, and
+// collecting it cost about 10 ms of a 50 ms hook when measured.
+func Block(hook, bin string) string {
 	return StartMarker + " the team's knowledge checks (kontext hooks uninstall removes this block)\n" +
-		"if [ \"${KONTEXT_SKIP:-0}\" = 0 ] && command -v kontext >/dev/null 2>&1; then\n" +
-		"\t# GOGC=off: this kontext lives for milliseconds; collecting its garbage would cost more than it frees.\n" +
-		"\tGOGC=off GOMEMLIMIT=512MiB kontext hooks run " + hook + " \"$@\" || { [ $? -ne 1 ] || exit 1; }\n" +
+		"if [ \"${KONTEXT_SKIP:-0}\" = 0 ]; then\n" +
+		"\t# The kontext that installed these hooks, else the one on PATH.\n" +
+		binLinePrefix + shellQuote(bin) + "\n" +
+		"\t[ -x \"$kontext_bin\" ] || kontext_bin=$(command -v kontext 2>/dev/null) || kontext_bin=\n" +
+		"\tif [ -n \"$kontext_bin\" ]; then\n" +
+		"\t\t# GOGC=off: this kontext lives for milliseconds; collecting its garbage would cost more than it frees.\n" +
+		"\t\tGOGC=off GOMEMLIMIT=512MiB \"$kontext_bin\" hooks run " + hook + " \"$@\" || { [ $? -ne 1 ] || exit 1; }\n" +
+		"\tfi\n" +
+		"\tunset kontext_bin\n" +
 		"fi\n" +
 		EndMarker + "\n"
+}
+
+// binLinePrefix starts the block's line that records the binary.
+const binLinePrefix = "\tkontext_bin="
+
+// shellQuote quotes s for sh, in single quotes.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// recordedBinary reads the binary a block calls ("" when it names none:
+// a block that relies on PATH, or an older block).
+func recordedBinary(block string) string {
+	for _, line := range strings.Split(block, "\n") {
+		if rest, ok := strings.CutPrefix(line, binLinePrefix); ok {
+			if len(rest) >= 2 && rest[0] == '\'' && rest[len(rest)-1] == '\'' {
+				return strings.ReplaceAll(rest[1:len(rest)-1], `'\''`, "'")
+			}
+		}
+	}
+	return ""
+}
+
+// Binary is the kontext an installation records in the hooks: the path
+// this process was started by, made absolute (a symlink such as
+// /usr/local/bin/kontext stays one, so an upgrade through it keeps the
+// hooks working), or "" — the hooks then use PATH — when that is a
+// temporary build (go run), gone once it ends.
+func Binary() string { return binaryFor(os.Args[0]) }
+
+func binaryFor(p string) string {
+	if !strings.ContainsRune(p, filepath.Separator) {
+		if found, err := exec.LookPath(p); err == nil {
+			p = found
+		} else {
+			p, _ = os.Executable()
+		}
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil || !isExecutable(abs) {
+		if abs, err = os.Executable(); err != nil {
+			return ""
+		}
+	}
+	if tmp := os.TempDir(); within(abs, tmp) && strings.Contains(abs, string(filepath.Separator)+"go-build") {
+		return ""
+	}
+	return abs
+}
+
+func isExecutable(p string) bool {
+	info, err := os.Stat(p)
+	return err == nil && !info.IsDir() && info.Mode()&0o111 != 0
 }
 
 // chainLines end a hook that kontext wrote in front of a chained one.
@@ -228,9 +288,11 @@ func (r Report) String() string {
 	return b.String()
 }
 
-// Install puts kontext's block into every hook. It is idempotent: a second
-// run changes nothing, and an older block is replaced, nothing else.
-func Install(ctx context.Context, repo *git.Repo) (Report, error) {
+// Install puts kontext's block into every hook, calling bin (see Block;
+// Binary is the running kontext). It is idempotent: a second run changes
+// nothing, and an older block (or one calling another binary) is
+// replaced, nothing else.
+func Install(ctx context.Context, repo *git.Repo, bin string) (Report, error) {
 	loc, err := Locate(ctx, repo)
 	if err != nil {
 		return Report{}, err
@@ -240,20 +302,20 @@ func Install(ctx context.Context, repo *git.Repo) (Report, error) {
 		return r, err
 	}
 	for _, name := range Names {
-		res := installOne(loc, name)
+		res := installOne(loc, name, bin)
 		r.Hooks = append(r.Hooks, res)
 	}
 	return r, r.Err()
 }
 
-func installOne(loc Location, hook string) HookResult {
+func installOne(loc Location, hook, bin string) HookResult {
 	path := filepath.Join(loc.Dir, hook)
 	res := HookResult{Hook: hook, Path: path}
 	data, mode, err := readHook(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		res.Action = Created
-		res.Err = writeHook(path, []byte(newShebang+Block(hook)), 0o755)
+		res.Err = writeHook(path, []byte(newShebang+Block(hook, bin)), 0o755)
 		return res
 	case err != nil:
 		res.Err = err
@@ -262,18 +324,18 @@ func installOne(loc Location, hook string) HookResult {
 	text := string(data)
 	if strings.TrimSpace(text) == "" {
 		res.Action = Created
-		res.Err = writeHook(path, []byte(newShebang+Block(hook)), mode|0o755)
+		res.Err = writeHook(path, []byte(newShebang+Block(hook, bin)), mode|0o755)
 		return res
 	}
 	if start, end, ok, ferr := findBlock(text); ferr != nil {
 		res.Err = fmt.Errorf("%s: %w", path, ferr)
 		return res
 	} else if ok {
-		if text[start:end] == Block(hook) {
+		if text[start:end] == Block(hook, bin) {
 			res.Action = Unchanged
 		} else {
 			res.Action = Updated
-			res.Err = writeHook(path, []byte(text[:start]+Block(hook)+text[end:]), mode)
+			res.Err = writeHook(path, []byte(text[:start]+Block(hook, bin)+text[end:]), mode)
 		}
 		res.Note = runNote(loc, mode)
 		return res
@@ -291,14 +353,14 @@ func installOne(loc Location, hook string) HookResult {
 			return res
 		}
 		res.Action = Chained
-		if err := writeHook(path, []byte(newShebang+Block(hook)+chainLines(hook)), 0o755); err != nil {
+		if err := writeHook(path, []byte(newShebang+Block(hook, bin)+chainLines(hook)), 0o755); err != nil {
 			os.Rename(chained, path)
 			res.Err = err
 		}
 		return res
 	}
 	res.Action = Added
-	res.Err = writeHook(path, []byte(insertBlock(text, Block(hook))), mode)
+	res.Err = writeHook(path, []byte(insertBlock(text, Block(hook, bin))), mode)
 	res.Note = runNote(loc, mode)
 	return res
 }
@@ -488,6 +550,10 @@ type State struct {
 	Runs bool
 	// Chained is true when the team's own hook runs after kontext's.
 	Chained bool
+	// Binary is the kontext the block names ("" when it relies on PATH);
+	// Calls the one it would run now: Binary, else kontext on PATH (as
+	// this process sees it), else "" — then the hook does nothing.
+	Binary, Calls string
 }
 
 // Status is every hook's state.
@@ -519,6 +585,30 @@ func (s Status) Outdated() []string {
 	return out
 }
 
+// Broken lists the installed hooks that would do nothing: the kontext
+// they call is gone and none is on PATH.
+func (s Status) Broken() []string {
+	var out []string
+	for _, h := range s.Hooks {
+		if h.Installed && h.Runs && h.Calls == "" {
+			out = append(out, h.Hook)
+		}
+	}
+	return out
+}
+
+// Gone returns the binary the installed hooks name that no longer exists
+// ("" when every one they name is there), and how many hooks name it.
+func (s Status) Gone() (bin string, n int) {
+	for _, h := range s.Hooks {
+		if h.Installed && h.Binary != "" && h.Calls != h.Binary {
+			bin = h.Binary
+			n++
+		}
+	}
+	return bin, n
+}
+
 // Inspect reports which hooks carry kontext's block, without changing
 // anything.
 func Inspect(ctx context.Context, repo *git.Repo) (Status, error) {
@@ -532,16 +622,32 @@ func Inspect(ctx context.Context, repo *git.Repo) (Status, error) {
 // InspectDir is Inspect for a known location (no git process).
 func InspectDir(loc Location) Status {
 	st := Status{Location: loc}
+	onPath := ""
+	looked := false
 	for _, name := range Names {
 		path := filepath.Join(loc.Dir, name)
 		h := State{Hook: name, Path: path}
 		if data, mode, err := readHook(path); err == nil {
 			text := string(data)
 			if start, end, ok, _ := findBlock(text); ok {
+				block := text[start:end]
 				h.Installed = true
-				h.Current = text[start:end] == Block(name)
+				h.Binary = recordedBinary(block)
+				h.Current = block == Block(name, h.Binary)
 				h.Runs = mode&0o111 != 0 || loc.Via == "husky"
 				h.Chained = strings.Contains(text[end:], name+ChainedSuffix)
+				if h.Binary != "" && isExecutable(h.Binary) {
+					h.Calls = h.Binary
+				} else {
+					if !looked {
+						onPath, _ = exec.LookPath("kontext")
+						if onPath != "" {
+							onPath, _ = filepath.Abs(onPath)
+						}
+						looked = true
+					}
+					h.Calls = onPath
+				}
 			}
 		}
 		st.Hooks = append(st.Hooks, h)
@@ -558,10 +664,16 @@ func (s Status) String() string {
 		switch {
 		case h.Installed && !h.Runs:
 			what = "installed, but git does not run it (not executable: chmod +x " + h.Path + ")"
+		case h.Installed && h.Calls == "" && h.Binary != "":
+			what = "installed, but does nothing: the kontext it calls, " + h.Binary + ", is missing, and no kontext is on PATH (kontext hooks install)"
+		case h.Installed && h.Calls == "":
+			what = "installed, but does nothing: no kontext is on PATH (kontext hooks install)"
 		case h.Installed && !h.Current:
 			what = "installed, an older version (kontext hooks install updates it)"
+		case h.Installed && h.Binary != "" && h.Calls != h.Binary:
+			what = "installed; the kontext it calls, " + h.Binary + ", is missing, so it runs " + h.Calls + " from PATH (kontext hooks install)"
 		case h.Installed:
-			what = "installed"
+			what = "installed (calls " + h.Calls + ")"
 		}
 		if h.Chained {
 			what += "; runs the team's " + h.Hook + ChainedSuffix + " after it"

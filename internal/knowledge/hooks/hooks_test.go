@@ -83,13 +83,28 @@ func snapshot(t *testing.T, dir string) map[string]string {
 	return out
 }
 
+// testBin is the kontext the tests' installations record (the hooks are
+// read here, never run).
+const testBin = "/opt/kontext/bin/kontext"
+
+// previousBlock is the block kontext installed before the hooks named the
+// binary that installed them: it found kontext on PATH.
+func previousBlock(hook string) string {
+	return StartMarker + " the team's knowledge checks (kontext hooks uninstall removes this block)\n" +
+		"if [ \"${KONTEXT_SKIP:-0}\" = 0 ] && command -v kontext >/dev/null 2>&1; then\n" +
+		"\t# GOGC=off: this kontext lives for milliseconds; collecting its garbage would cost more than it frees.\n" +
+		"\tGOGC=off GOMEMLIMIT=512MiB kontext hooks run " + hook + " \"$@\" || { [ $? -ne 1 ] || exit 1; }\n" +
+		"fi\n" +
+		EndMarker + "\n"
+}
+
 func TestInstallIdempotentAndUninstall(t *testing.T) {
 	ctx := context.Background()
 	dir, repo := newRepo(t)
 	hooksDir := filepath.Join(dir, ".git", "hooks")
 	before := snapshot(t, hooksDir)
 
-	r, err := Install(ctx, repo)
+	r, err := Install(ctx, repo, testBin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +116,7 @@ func TestInstallIdempotentAndUninstall(t *testing.T) {
 			t.Errorf("%s: %s, want %s", name, a, Created)
 		}
 		text := read(t, filepath.Join(hooksDir, name))
-		if text != "#!/bin/sh\n"+Block(name) {
+		if text != "#!/bin/sh\n"+Block(name, testBin) {
 			t.Errorf("%s:\n%s", name, text)
 		}
 		if info, _ := os.Stat(filepath.Join(hooksDir, name)); info.Mode()&0o111 == 0 {
@@ -110,7 +125,7 @@ func TestInstallIdempotentAndUninstall(t *testing.T) {
 	}
 	installed := snapshot(t, hooksDir)
 
-	r, err = Install(ctx, repo)
+	r, err = Install(ctx, repo, testBin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,26 +186,31 @@ func TestExistingShellHookKeepsItsCode(t *testing.T) {
 	original := "#!/bin/bash\nset -e\nnpm test\n"
 	write(t, p, original, 0o755)
 
-	r, err := Install(ctx, repo)
+	r, err := Install(ctx, repo, testBin)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if a := actions(r)["pre-commit"]; a != Added {
 		t.Fatalf("pre-commit: %s", a)
 	}
-	want := "#!/bin/bash\n" + Block("pre-commit") + "set -e\nnpm test\n"
+	want := "#!/bin/bash\n" + Block("pre-commit", testBin) + "set -e\nnpm test\n"
 	if got := read(t, p); got != want {
 		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
 	}
-	// An older block is replaced, and nothing else.
-	old := strings.Replace(want, "GOGC=off GOMEMLIMIT=512MiB kontext", "kontext", 1)
-	write(t, p, old, 0o755)
-	r, _ = Install(ctx, repo)
-	if a := actions(r)["pre-commit"]; a != Updated {
-		t.Fatalf("pre-commit: %s", a)
-	}
-	if got := read(t, p); got != want {
-		t.Fatalf("upgrade got:\n%s", got)
+	// An older block is replaced, and nothing else; so is one that
+	// calls another kontext.
+	for _, old := range []string{
+		"#!/bin/bash\n" + previousBlock("pre-commit") + "set -e\nnpm test\n",
+		"#!/bin/bash\n" + Block("pre-commit", "/elsewhere/kontext") + "set -e\nnpm test\n",
+	} {
+		write(t, p, old, 0o755)
+		r, _ = Install(ctx, repo, testBin)
+		if a := actions(r)["pre-commit"]; a != Updated {
+			t.Fatalf("pre-commit: %s", a)
+		}
+		if got := read(t, p); got != want {
+			t.Fatalf("upgrade got:\n%s", got)
+		}
 	}
 	Uninstall(ctx, repo)
 	if got := read(t, p); got != original {
@@ -207,7 +227,7 @@ func TestNonShellHookIsChained(t *testing.T) {
 	elf := "\x7fELF\x02\x01\x01\x00binary"
 	write(t, filepath.Join(hooksDir, "post-commit"), elf, 0o755)
 
-	r, err := Install(ctx, repo)
+	r, err := Install(ctx, repo, testBin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,14 +236,14 @@ func TestNonShellHookIsChained(t *testing.T) {
 			t.Errorf("%s: %s", h, a)
 		}
 		got := read(t, filepath.Join(hooksDir, h))
-		if want := "#!/bin/sh\n" + Block(h) + chainLines(h); got != want {
+		if want := "#!/bin/sh\n" + Block(h, testBin) + chainLines(h); got != want {
 			t.Errorf("%s:\n%s", h, got)
 		}
 	}
 	if got := read(t, filepath.Join(hooksDir, "pre-commit"+ChainedSuffix)); got != py {
 		t.Errorf("chained hook: %q", got)
 	}
-	if r, _ := Install(ctx, repo); r.Changed() {
+	if r, _ := Install(ctx, repo, testBin); r.Changed() {
 		t.Errorf("second install:\n%s", r)
 	}
 	st, _ := Inspect(ctx, repo)
@@ -257,7 +277,7 @@ func TestHooksPathAndHusky(t *testing.T) {
 	t.Run("core.hooksPath relative to the work tree", func(t *testing.T) {
 		dir, repo := newRepo(t)
 		gitCmd(t, dir, "config", "core.hooksPath", ".githooks")
-		r, err := Install(ctx, repo)
+		r, err := Install(ctx, repo, testBin)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -277,14 +297,14 @@ func TestHooksPathAndHusky(t *testing.T) {
 		write(t, filepath.Join(dir, ".husky", "_", "pre-commit"), "#!/usr/bin/env sh\n. \"$(dirname \"$0\")/h\"\n", 0o755)
 		write(t, filepath.Join(dir, ".husky", "pre-commit"), "npx lint-staged\n", 0o644)
 		gitCmd(t, dir, "config", "core.hooksPath", ".husky/_")
-		r, err := Install(ctx, repo)
+		r, err := Install(ctx, repo, testBin)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if r.Location.Dir != filepath.Join(dir, ".husky") || r.Location.Via != "husky" {
 			t.Fatalf("location %+v", r.Location)
 		}
-		if got := read(t, filepath.Join(dir, ".husky", "pre-commit")); got != Block("pre-commit")+"npx lint-staged\n" {
+		if got := read(t, filepath.Join(dir, ".husky", "pre-commit")); got != Block("pre-commit", testBin)+"npx lint-staged\n" {
 			t.Errorf("husky hook:\n%s", got)
 		}
 		if got := read(t, filepath.Join(dir, ".husky", "_", "pre-commit")); strings.Contains(got, StartMarker) {
@@ -300,14 +320,14 @@ func TestHooksPathAndHusky(t *testing.T) {
 		write(t, filepath.Join(dir, ".husky", "_", "husky.sh"), "#!/usr/bin/env sh\n", 0o644)
 		write(t, filepath.Join(dir, ".husky", "pre-commit"), "#!/usr/bin/env sh\n. \"$(dirname -- \"$0\")/_/husky.sh\"\n\nnpm test\n", 0o755)
 		gitCmd(t, dir, "config", "core.hooksPath", ".husky")
-		r, err := Install(ctx, repo)
+		r, err := Install(ctx, repo, testBin)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if r.Location.Dir != filepath.Join(dir, ".husky") || r.Location.Via != "husky" {
 			t.Fatalf("location %+v", r.Location)
 		}
-		want := "#!/usr/bin/env sh\n" + Block("pre-commit") + ". \"$(dirname -- \"$0\")/_/husky.sh\"\n\nnpm test\n"
+		want := "#!/usr/bin/env sh\n" + Block("pre-commit", testBin) + ". \"$(dirname -- \"$0\")/_/husky.sh\"\n\nnpm test\n"
 		if got := read(t, filepath.Join(dir, ".husky", "pre-commit")); got != want {
 			t.Errorf("husky hook:\n%s", got)
 		}
@@ -316,7 +336,7 @@ func TestHooksPathAndHusky(t *testing.T) {
 		dir, _ := newRepo(t)
 		wt := filepath.Join(filepath.Dir(dir), "wt")
 		gitCmd(t, dir, "worktree", "add", "-q", wt)
-		r, err := Install(ctx, open(t, wt))
+		r, err := Install(ctx, open(t, wt), testBin)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -344,7 +364,7 @@ func TestBrokenBlockIsReportedNotGuessed(t *testing.T) {
 	p := filepath.Join(dir, ".git", "hooks", "pre-commit")
 	text := "#!/bin/sh\n" + StartMarker + "\nkontext hooks run pre-commit\nmake lint\n"
 	write(t, p, text, 0o755)
-	r, err := Install(ctx, repo)
+	r, err := Install(ctx, repo, testBin)
 	if err == nil {
 		t.Fatalf("no error:\n%s", r)
 	}
@@ -379,7 +399,7 @@ func TestNotExecutableHookIsReported(t *testing.T) {
 	ctx := context.Background()
 	dir, repo := newRepo(t)
 	write(t, filepath.Join(dir, ".git", "hooks", "pre-commit"), "#!/bin/sh\necho off\n", 0o644)
-	r, err := Install(ctx, repo)
+	r, err := Install(ctx, repo, testBin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +424,7 @@ func TestLinkedHookIsChainedNotEdited(t *testing.T) {
 	if err := os.Symlink("../../scripts/pre-commit", link); err != nil {
 		t.Skip("no symlinks here:", err)
 	}
-	r, err := Install(ctx, repo)
+	r, err := Install(ctx, repo, testBin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -417,7 +437,7 @@ func TestLinkedHookIsChainedNotEdited(t *testing.T) {
 	if target, err := os.Readlink(link + ChainedSuffix); err != nil || target != "../../scripts/pre-commit" {
 		t.Errorf("chained link: %q %v", target, err)
 	}
-	if r, _ := Install(ctx, repo); r.Changed() {
+	if r, _ := Install(ctx, repo, testBin); r.Changed() {
 		t.Errorf("second install:\n%s", r)
 	}
 	Uninstall(ctx, repo)
@@ -428,17 +448,99 @@ func TestLinkedHookIsChainedNotEdited(t *testing.T) {
 	// A linked script that already carries the block (the team committed
 	// it) is updated where it lives, and the link stays.
 	write(t, filepath.Join(dir, "scripts", "pre-commit"), "#!/bin/sh\n"+StartMarker+"\nold\n"+EndMarker+"\nmake lint\n", 0o755)
-	if _, err := Install(ctx, repo); err != nil {
+	if _, err := Install(ctx, repo, testBin); err != nil {
 		t.Fatal(err)
 	}
 	if !isLink(link) {
 		t.Fatal("the link was replaced")
 	}
-	if got := read(t, filepath.Join(dir, "scripts", "pre-commit")); got != "#!/bin/sh\n"+Block("pre-commit")+"make lint\n" {
+	if got := read(t, filepath.Join(dir, "scripts", "pre-commit")); got != "#!/bin/sh\n"+Block("pre-commit", testBin)+"make lint\n" {
 		t.Errorf("linked script:\n%s", got)
 	}
 	Uninstall(ctx, repo)
 	if !isLink(link) || read(t, link) != "#!/bin/sh\nmake lint\n" {
 		t.Errorf("after uninstall: link %v, %q", isLink(link), read(t, link))
+	}
+}
+
+// The hooks name the kontext that installed them; status says which one
+// they would run now, and when it is gone: the one on PATH, or none — the
+// hooks then do nothing, and status says so instead of "installed".
+func TestStatusSaysWhatTheHooksCall(t *testing.T) {
+	ctx := context.Background()
+	_, repo := newRepo(t)
+	bins := t.TempDir()
+	bin := filepath.Join(bins, "it's here", "kontext") // quoting survives
+	write(t, bin, "#!/bin/sh\nexit 0\n", 0o755)
+	onPath := filepath.Join(t.TempDir(), "kontext")
+	write(t, onPath, "#!/bin/sh\nexit 0\n", 0o755)
+	noKontext := t.TempDir()
+
+	r, err := Install(ctx, repo, bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Without git on PATH from here: InspectDir, which runs none.
+	t.Setenv("PATH", filepath.Dir(onPath))
+	st := InspectDir(r.Location)
+	for _, h := range st.Hooks {
+		if h.Binary != bin || h.Calls != bin || !h.Current {
+			t.Errorf("%s: %+v", h.Hook, h)
+		}
+	}
+	if !strings.Contains(st.String(), "pre-commit          installed (calls "+bin+")") {
+		t.Errorf("status:\n%s", st)
+	}
+
+	os.Remove(bin)
+	st = InspectDir(r.Location)
+	if gone, n := st.Gone(); gone != bin || n != len(Names) || len(st.Broken()) != 0 || st.Hooks[0].Calls != onPath {
+		t.Errorf("binary gone, one on PATH: gone %q × %d, broken %v, calls %q", gone, n, st.Broken(), st.Hooks[0].Calls)
+	}
+	if !strings.Contains(st.String(), "the kontext it calls, "+bin+", is missing, so it runs "+onPath+" from PATH") {
+		t.Errorf("status:\n%s", st)
+	}
+
+	t.Setenv("PATH", noKontext)
+	st = InspectDir(r.Location)
+	if b := st.Broken(); len(b) != len(Names) || len(st.Missing()) != 0 {
+		t.Errorf("no kontext anywhere: broken %v, missing %v", b, st.Missing())
+	}
+	if s := st.String(); strings.Contains(s, "installed (") || !strings.Contains(s, "does nothing: the kontext it calls, "+bin+", is missing, and no kontext is on PATH") {
+		t.Errorf("status:\n%s", s)
+	}
+
+	// An older block, which relied on PATH alone.
+	write(t, filepath.Join(r.Location.Dir, "pre-commit"), "#!/bin/sh\n"+previousBlock("pre-commit"), 0o755)
+	st = InspectDir(r.Location)
+	if h := st.Hooks[0]; h.Current || h.Binary != "" || h.Calls != "" {
+		t.Errorf("previous block: %+v", h)
+	}
+}
+
+// Binary is the path the running kontext was started by, absolute: a
+// symlink (a package manager's bin/) stays one; a go run build, gone when
+// it ends, is none.
+func TestBinary(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "Cellar", "kontext", "1.2", "bin", "kontext")
+	write(t, real, "#!/bin/sh\n", 0o755)
+	link := filepath.Join(dir, "bin", "kontext")
+	os.MkdirAll(filepath.Dir(link), 0o755)
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	if got := binaryFor(link); got != link {
+		t.Errorf("a symlink: %q, want %q", got, link)
+	}
+	t.Setenv("PATH", filepath.Dir(link))
+	if got := binaryFor("kontext"); got != link {
+		t.Errorf("found on PATH: %q, want %q", got, link)
+	}
+	goRun := filepath.Join(os.TempDir(), "go-build123456", "b001", "exe", "kontext")
+	write(t, goRun, "#!/bin/sh\n", 0o755)
+	t.Cleanup(func() { os.RemoveAll(filepath.Join(os.TempDir(), "go-build123456")) })
+	if got := binaryFor(goRun); got != "" {
+		t.Errorf("a go run build: %q, want none", got)
 	}
 }

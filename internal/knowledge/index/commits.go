@@ -68,6 +68,26 @@ func (s *CommitsSource) List(ctx context.Context) ([]Item, error) {
 	return items, nil
 }
 
+// Identities implements Twins: a commit's identity is its patch id, which
+// a cherry-pick of it shares.
+func (s *CommitsSource) Identities(ctx context.Context, uris []string) (map[string]string, error) {
+	var shas []string
+	for _, u := range uris {
+		if sha, ok := strings.CutPrefix(u, "git:"); ok && sha != "" {
+			shas = append(shas, sha)
+		}
+	}
+	ids, err := s.repo.PatchIDs(ctx, shas)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(ids))
+	for sha, id := range ids {
+		out["git:"+sha] = id
+	}
+	return out, nil
+}
+
 // walkThreshold is where walking the whole window of history becomes
 // cheaper than naming each wanted commit to git. A variable for tests.
 var walkThreshold = 500

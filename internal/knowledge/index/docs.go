@@ -41,6 +41,10 @@ type DocsOptions struct {
 	// knowledge store's own directory, whose entries another source
 	// indexes. nil means .ai, the store's default (store.dir).
 	ExcludeDirs []string
+	// DetectDocs is sources.detect_docs: the Markdown pages of the
+	// documentation folders found in the tree (DocFolders) are indexed
+	// too, unless Exclude says otherwise.
+	DetectDocs bool
 	// MaxBytes is sources.max_bytes; 0 means DefaultMaxBytes.
 	MaxBytes int64
 	// IsSecret reports a file that must never be read; nil means
@@ -62,15 +66,17 @@ type DocsSource struct {
 	maxBytes int64
 	isSecret func(string) bool
 	src      string
+	detect   bool
 	config   string // what in the options decides the item list
 
 	mu sync.Mutex
 	// Known after a List: the documentation files, and every directory
 	// of the work tree (a file appearing anywhere changes its directory's
 	// modification time, which is how Fingerprint notices new files
-	// without asking git).
-	files []string
-	dirs  []string
+	// without asking git), and the documentation folders found.
+	files    []string
+	dirs     []string
+	detected []string
 }
 
 // NewDocsSource returns the documentation source of repo. It fails on a
@@ -94,7 +100,7 @@ func NewDocsSource(repo *git.Repo, opts DocsOptions) (*DocsSource, error) {
 	if opts.Source == "" {
 		opts.Source = "local"
 	}
-	s := &DocsSource{root: repo.Dir, repo: repo, maxBytes: opts.MaxBytes, isSecret: opts.IsSecret, src: opts.Source}
+	s := &DocsSource{root: repo.Dir, repo: repo, maxBytes: opts.MaxBytes, isSecret: opts.IsSecret, src: opts.Source, detect: opts.DetectDocs}
 	var err error
 	if s.include, err = normalizeGlobs(opts.Include); err != nil {
 		return nil, err
@@ -108,7 +114,7 @@ func NewDocsSource(repo *git.Repo, opts DocsOptions) (*DocsSource, error) {
 			s.exclude = append(s.exclude, d+"/**")
 		}
 	}
-	s.config = fmt.Sprintf("%q %q %d", s.include, s.exclude, s.maxBytes)
+	s.config = fmt.Sprintf("%q %q %d %v", s.include, s.exclude, s.maxBytes, s.detect)
 	return s, nil
 }
 
@@ -141,12 +147,32 @@ func normalizeGlobs(patterns []string) ([]string, error) {
 // Name implements Source.
 func (s *DocsSource) Name() string { return "docs" }
 
-func (s *DocsSource) matches(p string) bool {
+// Detected returns the documentation folders the last List found (none
+// before it, or without DetectDocs).
+func (s *DocsSource) Detected() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.detected...)
+}
+
+func (s *DocsSource) matches(p string) bool { return s.matchesWith(p, nil) }
+
+// matchesWith is matches with the pages of the documentation folders
+// detected included.
+func (s *DocsSource) matchesWith(p string, detected []string) bool {
 	in := false
 	for _, g := range s.include {
 		if ok, _ := doublestar.Match(g, p); ok {
 			in = true
 			break
+		}
+	}
+	if !in && isMarkdownPage(p) {
+		for _, d := range detected {
+			if strings.HasPrefix(p, d+"/") {
+				in = true
+				break
+			}
 		}
 	}
 	if !in {
@@ -213,10 +239,14 @@ func (s *DocsSource) List(ctx context.Context) ([]Item, error) {
 			dirSet[d] = true
 		}
 	}
+	var detected []string
+	if s.detect {
+		detected = DocFolders(all)
+	}
 	var files []string
 	for _, f := range all {
 		addDirs(path.Dir(f))
-		if s.matches(f) {
+		if s.matchesWith(f, detected) {
 			files = append(files, f)
 		}
 	}
@@ -237,7 +267,7 @@ func (s *DocsSource) List(ctx context.Context) ([]Item, error) {
 		items = append(items, Item{Key: f, Version: FileVersion(fi)})
 	}
 	s.mu.Lock()
-	s.files, s.dirs = files, dirs
+	s.files, s.dirs, s.detected = files, dirs, detected
 	s.mu.Unlock()
 	return items, nil
 }

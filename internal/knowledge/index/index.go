@@ -34,7 +34,7 @@ import (
 // different schemas never fight over one file: each has its own, and an
 // index of another version is simply rebuilt. Bump it whenever the
 // tables, the tokenizer or what goes into a column changes.
-const schemaVersion = 1
+const schemaVersion = 2
 
 // The FTS5 columns are title, expanded, body and paths, in that order;
 // bm25Weights weighs them. The title says what a document is about; the

@@ -4,17 +4,24 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/kontext-dev/kontext/internal/lazyregexp"
 )
 
 // splitMarkdown cuts a Markdown file into one Doc per "##" section, plus
 // one for what precedes the first section. The title of a section is
 // "<doc title> › <heading>", so that a hit says where it is; the doc
 // title is the file's "#" heading, its front-matter title, or its path.
+// HTML comments are not text (a reader never sees them), and a section
+// with nothing in it, or only a generator's stub ("No modules.", as
+// terraform-docs writes for an empty table), is not a document; a file
+// left with none is one document, its title.
 func splitMarkdown(path string, src []byte, source string) []Doc {
 	text := strings.ReplaceAll(string(src), "\r\n", "\n")
 	text = strings.TrimPrefix(text, "\ufeff")
 	fmTitle := ""
 	text, fmTitle = stripFrontMatter(text)
+	text = StripComments(text)
 
 	type section struct {
 		heading string
@@ -64,7 +71,7 @@ func splitMarkdown(path string, src []byte, source string) []Doc {
 
 	var docs []Doc
 	body := strings.TrimSpace(strings.Join(pre, "\n"))
-	if body != "" || len(sections) == 0 {
+	if !isStub(body) {
 		docs = append(docs, Doc{URI: "file:" + path, Kind: "doc", Source: source, Title: docTitle, Body: body, Paths: []string{path}})
 	}
 	slugs := map[string]int{}
@@ -85,16 +92,34 @@ func splitMarkdown(path string, src []byte, source string) []Doc {
 			slug = base + "-" + strconv.Itoa(slugs[base])
 		}
 		slugs[slug] = 0
+		body := strings.TrimSpace(strings.Join(s.lines, "\n"))
+		if isStub(body) {
+			continue // the slug stays taken: the next "Usage" is still usage-1
+		}
 		docs = append(docs, Doc{
 			URI:    "file:" + path + "#" + slug,
 			Kind:   "doc",
 			Source: source,
 			Title:  docTitle + " › " + heading,
-			Body:   strings.TrimSpace(strings.Join(s.lines, "\n")),
+			Body:   body,
 			Paths:  []string{path},
 		})
 	}
+	if len(docs) == 0 {
+		docs = append(docs, Doc{URI: "file:" + path, Kind: "doc", Source: source, Title: docTitle, Paths: []string{path}})
+	}
 	return docs
+}
+
+// stubLine is what a generator writes in a section it has nothing for:
+// "No modules.", "No inputs.", "None", "N/A", "TBD", "TODO".
+var stubLine = lazyregexp.New(`^(?i)(?:no [a-z]+(?: [a-z]+)?|none|n/?a|tbd|to ?do|wip|coming soon|-+)\.?$`)
+
+// isStub reports whether a section's text says nothing: empty, or one
+// short stub line.
+func isStub(body string) bool {
+	body = strings.TrimSpace(body)
+	return body == "" || len(body) <= 60 && !strings.Contains(body, "\n") && stubLine.MatchString(body)
 }
 
 // stripFrontMatter removes a leading YAML front matter block and returns
@@ -216,6 +241,69 @@ func githubSlug(heading string) string {
 			b.WriteByte('-')
 		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsNumber(r):
 			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// StripComments removes HTML comments (<!-- … -->, over several lines
+// too) from Markdown, except inside code fences: nothing a reader of the
+// rendered page sees, and the bootstrap's placeholders for sections an
+// agent has yet to write are such comments. An unclosed comment runs to
+// the end, as it does when rendered.
+func StripComments(md string) string {
+	if !strings.Contains(md, "<!--") {
+		return md
+	}
+	var b strings.Builder
+	b.Grow(len(md))
+	fence := ""
+	inComment := false
+	for len(md) > 0 {
+		line, rest, found := strings.Cut(md, "\n")
+		md = rest
+		if !inComment {
+			if fence != "" {
+				if closesFence(line, fence) {
+					fence = ""
+				}
+				b.WriteString(line)
+				if found {
+					b.WriteByte('\n')
+				}
+				continue
+			}
+			if f := opensFence(line); f != "" {
+				fence = f
+				b.WriteString(line)
+				if found {
+					b.WriteByte('\n')
+				}
+				continue
+			}
+		}
+		for line != "" {
+			if inComment {
+				end := strings.Index(line, "-->")
+				if end < 0 {
+					line = ""
+					break
+				}
+				line = line[end+3:]
+				inComment = false
+				continue
+			}
+			start := strings.Index(line, "<!--")
+			if start < 0 {
+				b.WriteString(line)
+				break
+			}
+			b.WriteString(line[:start])
+			line = line[start+4:]
+			inComment = true
+		}
+		if found {
+			b.WriteByte('\n')
 		}
 	}
 	return b.String()

@@ -38,6 +38,11 @@ type Query struct {
 	Limit int
 	// NoRefresh searches the index as it is, without checking the sources.
 	NoRefresh bool
+	// Distinct drops the hits that repeat one ranked above them: the same
+	// text (the first 90 letters and digits of title and snippet), an
+	// adapter's copy of a local entry, the same change reached twice (a
+	// cherry-picked commit). The original's retrieval does the same.
+	Distinct bool
 }
 
 // Hit is one result: the document's fields (Body left empty: the snippet
@@ -155,8 +160,12 @@ func (ix *Index) search(ctx context.Context, expr string, q Query, limit int) ([
 	}
 	filter("kind", q.Kinds)
 	filter("source", q.Sources)
-	// A few more than asked for: duplicates of one URI are dropped below.
-	args = append(args, limit+8)
+	// More than asked for: copies of one document are dropped below.
+	fetch := limit + 8
+	if q.Distinct {
+		fetch = 2*limit + 8
+	}
+	args = append(args, fetch)
 	rows, err := tx.QueryContext(ctx, `SELECT d.id, -bm25(fts, `+bm25Weights+`) * d.boost AS score, d.uri
 		FROM fts JOIN docs d ON d.id = fts.rowid
 		WHERE fts MATCH ?`+where.String()+`
@@ -178,7 +187,7 @@ func (ix *Index) search(ctx context.Context, expr string, q Query, limit int) ([
 			rows.Close()
 			return nil, err
 		}
-		if seen[uri] || len(top) == limit {
+		if seen[uri] {
 			continue
 		}
 		seen[uri] = true
@@ -192,8 +201,9 @@ func (ix *Index) search(ctx context.Context, expr string, q Query, limit int) ([
 		return nil, nil
 	}
 
-	// Snippets only for the hits shown: snippet() in the ranking query
-	// would be computed for every match before the sort.
+	// Snippets only for the hits shown (and the copies passed over):
+	// snippet() in the ranking query would be computed for every match
+	// before the sort.
 	st, err := tx.PrepareContext(ctx, `SELECT fts.title, snippet(fts, `+strconv.Itoa(colBody)+`, '', '', '…', `+strconv.Itoa(snippetTokens)+`),
 		d.uri, d.kind, d.source, d.status, d.date, fts.paths, d.tags
 		FROM fts JOIN docs d ON d.id = fts.rowid
@@ -202,8 +212,12 @@ func (ix *Index) search(ctx context.Context, expr string, q Query, limit int) ([
 		return nil, err
 	}
 	defer st.Close()
-	hits := make([]Hit, 0, len(top))
+	d := ix.newDeduper()
+	hits := make([]Hit, 0, limit)
 	for _, r := range top {
+		if len(hits) == limit {
+			break
+		}
 		var h Hit
 		var snippet, paths, tags string
 		err := st.QueryRowContext(ctx, expr, r.id).Scan(&h.Title, &snippet, &h.URI, &h.Kind, &h.Source, &h.Status, &h.Date, &paths, &tags)
@@ -216,9 +230,111 @@ func (ix *Index) search(ctx context.Context, expr string, q Query, limit int) ([
 		paths, _, _ = strings.Cut(paths, pathsSep)
 		h.Paths = splitLines(paths)
 		h.Tags = splitLines(tags)
+		if q.Distinct && d.copyOf(ctx, h) {
+			continue
+		}
 		hits = append(hits, h)
 	}
 	return hits, nil
+}
+
+// dedupeChars is how much of a hit's title and snippet decides that two
+// hits say the same thing: their first 90 letters and digits, as the
+// original's retrieval compares them.
+const dedupeChars = 90
+
+// deduper drops the hits that repeat one already kept: the same text (by
+// normalised title and snippet), an adapter's copy of a local entry (its
+// URI ends in the entry's id), or the same change reached twice (a
+// cherry-pick: a source that implements Twins says so).
+type deduper struct {
+	ix    *Index
+	texts map[string]bool
+	local map[string]bool   // ids of the local entries kept
+	kept  map[string][]Hit  // by kind and normalised title: hits a twin may repeat
+	ids   map[string]string // URI → identity, from the Twins sources
+}
+
+func (ix *Index) newDeduper() *deduper {
+	return &deduper{ix: ix, texts: map[string]bool{}, local: map[string]bool{}, kept: map[string][]Hit{}, ids: map[string]string{}}
+}
+
+func (d *deduper) copyOf(ctx context.Context, h Hit) bool {
+	key := normalized(h.Title + " " + h.Snippet)
+	if key != "" && d.texts[key] {
+		return true
+	}
+	if h.Source != "local" {
+		uri := h.URI
+		if i := strings.LastIndexAny(uri, "/:"); i >= 0 {
+			uri = uri[i+1:]
+		}
+		if d.local[uri] {
+			return true
+		}
+	}
+	twinKey := h.Kind + "\x00" + normalized(h.Title)
+	for _, k := range d.kept[twinKey] {
+		if d.twins(ctx, k.URI, h.URI) {
+			return true
+		}
+	}
+	if key != "" {
+		d.texts[key] = true
+	}
+	if id, ok := strings.CutPrefix(h.URI, "kx:"); ok && h.Source == "local" {
+		d.local[id] = true
+	}
+	d.kept[twinKey] = append(d.kept[twinKey], h)
+	return false
+}
+
+// twins asks the sources that know whether a and b are one document.
+func (d *deduper) twins(ctx context.Context, a, b string) bool {
+	var ask []string
+	for _, u := range []string{a, b} {
+		if _, ok := d.ids[u]; !ok {
+			ask = append(ask, u)
+		}
+	}
+	if len(ask) > 0 {
+		for _, s := range d.ix.opts.Sources {
+			t, ok := s.(Twins)
+			if !ok {
+				continue
+			}
+			got, err := t.Identities(ctx, ask)
+			if err != nil {
+				d.ix.logf("index: %s: telling copies apart: %v", s.Name(), err)
+				continue
+			}
+			for u, id := range got {
+				d.ids[u] = id
+			}
+		}
+		for _, u := range ask {
+			if _, ok := d.ids[u]; !ok {
+				d.ids[u] = "" // none knows it: never asked again
+			}
+		}
+	}
+	return d.ids[a] != "" && d.ids[a] == d.ids[b]
+}
+
+// normalized is the first dedupeChars letters and digits of s, lower case.
+func normalized(s string) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range s {
+		if n == dedupeChars {
+			break
+		}
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(unicode.ToLower(r))
+			n++
+		}
+	}
+	return b.String()
 }
 
 func splitLines(s string) []string {

@@ -58,6 +58,15 @@ type Source interface {
 	Load(ctx context.Context, items []Item, emit func(Item, []Doc) error) error
 }
 
+// Twins is implemented by a source whose documents can be copies of one
+// another under different URIs (a commit cherry-picked onto the branch
+// again is one change reached twice). Identities returns, for the URIs it
+// knows among uris, what makes documents the same: search keeps one of
+// the hits that share an identity.
+type Twins interface {
+	Identities(ctx context.Context, uris []string) (map[string]string, error)
+}
+
 // MemorySource is a Source held in memory: one Doc per item, keyed by
 // URI. It serves tests and any caller that already holds its documents.
 // It is safe for concurrent use.

@@ -8,7 +8,7 @@ import (
 )
 
 func TestSplitMarkdown(t *testing.T) {
-	src := "\ufeff---\ntitle: From front matter\n---\nIntro text.\n\n## Usage\n\nrun it\n\n```sh\n## not a section\n```\n\n### Sub heading\n\nmore\n\n## Usage\n\nagain\n\n## Usage-1 ##\n\nthird\n\n## [Linked](http://x) `code` & <b>bold</b>!\n\nx\n\n## 🎉\n"
+	src := "\ufeff---\ntitle: From front matter\n---\nIntro text.\n\n## Usage\n\nrun it\n\n```sh\n## not a section\n```\n\n### Sub heading\n\nmore\n\n## Usage\n\nagain\n\n## Usage-1 ##\n\nthird\n\n## [Linked](http://x) `code` & <b>bold</b>!\n\nx\n\n## 🎉\n\nparty\n\n## Empty\n"
 	docs := splitMarkdown("docs/a.md", []byte(src), "local")
 	var got []string
 	for _, d := range docs {
@@ -20,7 +20,8 @@ func TestSplitMarkdown(t *testing.T) {
 		"file:docs/a.md#usage-1 | From front matter › Usage | again",
 		"file:docs/a.md#usage-1-1 | From front matter › Usage-1 | third",
 		"file:docs/a.md#linked-code--bold | From front matter › Linked `code` & bold! | x",
-		"file:docs/a.md#section | From front matter › 🎉 | ",
+		"file:docs/a.md#section | From front matter › 🎉 | party",
+		// ## Empty has nothing in it: not a document.
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -113,5 +114,72 @@ func TestDocsGlobs(t *testing.T) {
 		if plain.isSecret(p) {
 			t.Errorf("%s is not a secret file", p)
 		}
+	}
+}
+
+// Sections without content are not documents: empty ones, a generator's
+// stubs (terraform-docs' "No modules."), and HTML comments (the
+// bootstrap's placeholders, terraform-docs' markers) are not content.
+func TestSplitMarkdownSkipsEmptySections(t *testing.T) {
+	tfdocs := "# network\n\nThe VPC and its subnets.\n\n<!-- BEGIN_TF_DOCS -->\n## Requirements\n\nNo requirements.\n\n## Providers\n\n| Name | Version |\n|------|---------|\n| aws | ~> 5.0 |\n\n## Modules\n\nNo modules.\n\n## Resources\n\nNo resources.\n\n## Inputs\n\nNo inputs.\n\n## Outputs\n\nNone\n<!-- END_TF_DOCS -->\n"
+	var got []string
+	for _, d := range splitMarkdown("infra/network/README.md", []byte(tfdocs), "local") {
+		got = append(got, d.URI+" | "+strings.ReplaceAll(d.Body, "\n", "/"))
+	}
+	want := []string{
+		"file:infra/network/README.md | The VPC and its subnets.",
+		"file:infra/network/README.md#providers | | Name | Version |/|------|---------|/| aws | ~> 5.0 |",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("terraform-docs README:\ngot\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	doc := "# internal/cli\n\n## Overview\n\n<!-- kontext: the mod: task of this module (ctx_init) writes this section -->\n\n## Notes\n\nKeep <!-- an aside\nover lines --> it short.\n\n```html\n<!-- a comment in code is code -->\n```\n"
+	got = nil
+	for _, d := range splitMarkdown("docs/cli.md", []byte(doc), "local") {
+		got = append(got, d.URI+" | "+strings.ReplaceAll(d.Body, "\n", "/"))
+	}
+	want = []string{"file:docs/cli.md#notes | Keep / it short.//```html/<!-- a comment in code is code -->/```"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("placeholders:\ngot\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	// A file left with nothing is one document: its title.
+	docs := splitMarkdown("modules/empty/README.md", []byte("# empty\n\n## Inputs\n\nNo inputs.\n"), "local")
+	if len(docs) != 1 || docs[0].URI != "file:modules/empty/README.md" || docs[0].Title != "empty" || docs[0].Body != "" {
+		t.Errorf("a file of stubs: %+v", docs)
+	}
+	for text, stub := range map[string]bool{
+		"": true, "No modules.": true, "No data sources.": true, "None": true, "N/A": true, "TBD": true,
+		"No.": false, "No breaking changes were made in this release, see below.": false, "Nothing else matters here.": false,
+		"No modules.\nBut one is coming.": false,
+	} {
+		if got := isStub(text); got != stub {
+			t.Errorf("isStub(%q) = %v, want %v", text, got, stub)
+		}
+	}
+}
+
+// The documentation folders of the common layouts are found, and only
+// folders with pages in them.
+func TestDocFolders(t *testing.T) {
+	files := []string{
+		"README.md", "go.mod",
+		"www/hugo.toml", "www/content/_index.md", "www/content/guide/install.md", "www/content/guide/usage.md",
+		"site/index.md", "site/about.md",
+		"website/docusaurus.config.js", "website/blog/2024-01-01-hello.md", "website/blog/2024-02-01-again.mdx",
+		"book/book.toml", "book/src/SUMMARY.md", "book/src/chapter_1.md",
+		"packages/ui/docs/button.mdx", "packages/ui/docs/input.mdx",
+		"guide/.vitepress/config.mts", "guide/index.md", "guide/getting-started.md",
+		"docs/one.md", // one page: not a docs site
+		"internal/site/site.go",
+		"web/node_modules/pkg/docs/a.md", "web/node_modules/pkg/docs/b.md",
+		".github/docs/a.md", ".github/docs/b.md",
+		"internal/x/testdata/docs/a.md", "internal/x/testdata/docs/b.md",
+	}
+	got := DocFolders(files)
+	want := []string{"book/src", "guide", "packages/ui/docs", "site", "website", "www"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("DocFolders = %q, want %q", got, want)
 	}
 }

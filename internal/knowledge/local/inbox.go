@@ -115,6 +115,10 @@ func (s *State) Capture(ctx context.Context, c Capture) (*Captured, error) {
 	if vis == Team && !s.Store.Exists() {
 		return nil, &NoStoreError{StoreDir: s.Store.Dir()}
 	}
+	supersedes, err := s.resolveSupersedes(cleanList(c.Supersedes))
+	if err != nil {
+		return nil, err
+	}
 
 	scanner, err := secrets.New(s.Config.Secrets.Allow, s.Config.Secrets.Redact)
 	if err != nil {
@@ -172,7 +176,7 @@ func (s *State) Capture(ctx context.Context, c Capture) (*Captured, error) {
 	now := s.now()
 	e := &store.Entry{
 		Kind: kind, Title: title, Status: status, Date: now.Format("2006-01-02"), Summary: summary,
-		Tags: tags, Paths: paths, Supersedes: cleanList(c.Supersedes), Commits: commits,
+		Tags: tags, Paths: paths, Supersedes: supersedes, Commits: commits,
 		Author: author, Visibility: vis, Origin: strings.TrimSpace(c.Origin), Body: body,
 	}
 
@@ -202,6 +206,27 @@ func (s *State) Capture(ctx context.Context, c Capture) (*Captured, error) {
 		return nil, err
 	}
 	return &Captured{Entry: e, Redacted: redacted}, nil
+}
+
+// resolveSupersedes turns the entries a capture supersedes into full ids
+// now, while the agent can still be asked which one it means: a prefix
+// that later matched a second entry would mark that one superseded.
+func (s *State) resolveSupersedes(keys []string) ([]string, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	if !s.Store.Exists() {
+		return nil, &InvalidError{fmt.Sprintf("supersedes names entries of the team's store, and this repository has none (%s/)", s.Store.Dir())}
+	}
+	entries, err := s.Store.Load()
+	if err != nil && len(entries) == 0 {
+		return nil, err
+	}
+	ids, err := store.ResolveIDs(entries, keys)
+	if err != nil {
+		return nil, fmt.Errorf("supersedes: %w", err)
+	}
+	return ids, nil
 }
 
 // writeCandidate gives a candidate the first free id `<date>-<slug>[-N]`

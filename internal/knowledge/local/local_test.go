@@ -201,7 +201,7 @@ func TestNoStoreAcceptsOnlyPrivate(t *testing.T) {
 		t.Fatalf("%v %+v", err, ps)
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, "docs/adr/0002-use-go.md"))
-	if string(b) != "# 0002 — Use Go\n\n**Status:** accepted\n**Date:** 2026-09-28\n**Supersedes:** 1\n**Author:** Test User\n\n## Decision\n\nGo.\n" {
+	if string(b) != "# 0002 — Use Go\n\n**Status:** accepted\n**Date:** 2026-09-28\n**Supersedes:** 0001-x\n**Author:** Test User\n\n## Decision\n\nGo.\n" {
 		t.Fatalf("%s", b)
 	}
 	b, _ = os.ReadFile(filepath.Join(dir, "docs/adr/0001-x.md"))
@@ -231,7 +231,7 @@ func TestPromoteCommitAndClean(t *testing.T) {
 		t.Fatalf("%+v", ps[0])
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, target))
-	if string(b) != "---\nid: 2026-09-28-use-integer-cents\nkind: decision\ntitle: Use integer cents\nstatus: accepted\ndate: 2026-09-28\nsupersedes: [2026-01-05]\nauthor: Test User\n---\n\nCents.\n" {
+	if string(b) != "---\nid: 2026-09-28-use-integer-cents\nkind: decision\ntitle: Use integer cents\nstatus: accepted\ndate: 2026-09-28\nsupersedes: [2026-01-05-floats]\nauthor: Test User\n---\n\nCents.\n" {
 		t.Fatalf("promoted entry:\n%s", b)
 	}
 	old, _ := os.ReadFile(filepath.Join(dir, ".ai/decisions/2026-01-05-floats.md"))

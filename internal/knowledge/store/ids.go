@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -87,10 +88,96 @@ func fold(r rune) string {
 }
 
 // NotFoundError is a lookup that matched nothing.
-type NotFoundError struct{ Key string }
+type NotFoundError struct {
+	Key string
+	// Nearest are the ids that share the most words with Key, best first
+	// (none share any: empty).
+	Nearest []string
+}
 
 func (e *NotFoundError) Error() string {
-	return fmt.Sprintf("no entry %q (give an id, a unique prefix of one, or an ADR number)", e.Key)
+	msg := fmt.Sprintf("no entry %q (give an id, a unique prefix of one, or an ADR number)", e.Key)
+	if len(e.Nearest) > 0 {
+		msg += "; the nearest: " + strings.Join(e.Nearest, ", ")
+	}
+	return msg
+}
+
+// maxNearest bounds the ids a NotFoundError suggests.
+const maxNearest = 5
+
+// nearest are the ids of the entries that share the most words with key
+// (the words of an id are its dash-separated parts, dates and numbers
+// aside), best first, then newest.
+func nearest(entries []*Entry, key string) []string {
+	words := map[string]bool{}
+	for _, w := range idWords(key) {
+		words[w] = true
+	}
+	if len(words) == 0 {
+		return nil
+	}
+	type scored struct {
+		id    string
+		score int
+	}
+	var hits []scored
+	for _, e := range entries {
+		n := 0
+		for _, w := range idWords(e.ID) {
+			if words[w] {
+				n++
+			}
+		}
+		if n > 0 {
+			hits = append(hits, scored{e.ID, n})
+		}
+	}
+	sort.SliceStable(hits, func(i, j int) bool {
+		if hits[i].score != hits[j].score {
+			return hits[i].score > hits[j].score
+		}
+		return hits[i].id > hits[j].id
+	})
+	var out []string
+	for _, h := range hits {
+		if len(out) == maxNearest {
+			break
+		}
+		out = append(out, h.id)
+	}
+	return out
+}
+
+func idWords(id string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(id), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127)
+	}) {
+		if strings.Trim(w, "0123456789") != "" && len(w) > 2 {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// ResolveIDs turns the keys that name entries (ids, unique id prefixes,
+// ADR numbers, paths: what Find accepts) into the entries' full ids, in
+// order and without repeats. A key that matches several entries is an
+// *AmbiguousError listing them, one that matches none a *NotFoundError
+// naming the nearest.
+func ResolveIDs(entries []*Entry, keys []string) ([]string, error) {
+	var out []string
+	for _, k := range keys {
+		e, err := Find(entries, k)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(out, e.ID) {
+			out = append(out, e.ID)
+		}
+	}
+	return out, nil
 }
 
 // AmbiguousError is a lookup that matched several entries.
@@ -109,11 +196,16 @@ var adrNumber = lazyregexp.New(`^(?i)(?:adr[-_ ]?)?0*([0-9]{1,5})$`)
 // `ADR-7`) or by a unique id prefix; `kx:` in front is ignored. An ambiguous
 // key is an *AmbiguousError listing the candidates, a key that matches
 // nothing a *NotFoundError.
-func Find(entries []*Entry, key string) (*Entry, error) {
+func Find(entries []*Entry, key string) (_ *Entry, err error) {
 	k := strings.TrimPrefix(strings.TrimSpace(key), "kx:")
 	if k == "" {
 		return nil, &NotFoundError{Key: key}
 	}
+	defer func() {
+		if nf, ok := err.(*NotFoundError); ok && nf.Nearest == nil {
+			nf.Nearest = nearest(entries, k)
+		}
+	}()
 	for _, e := range entries {
 		if e.ID == k {
 			return e, nil

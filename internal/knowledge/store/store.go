@@ -94,12 +94,22 @@ func (s *Store) KindOf(rel string) (string, bool) {
 // IsEntryPath reports whether rel is an entry file: Markdown inside a
 // kind's directory, and not a README, index, template or draft (`_…`,
 // `0000-…`).
+//
+// The architecture docs are kontext's own, named after the modules,
+// whatever those are called: a module named template has template.md,
+// which is its doc, not a template.
 func (s *Store) IsEntryPath(rel string) bool {
-	if !strings.HasSuffix(rel, ".md") || !isEntryName(path.Base(rel)) {
+	if !strings.HasSuffix(rel, ".md") {
 		return false
 	}
-	_, ok := s.KindOf(rel)
-	return ok
+	kind, ok := s.KindOf(rel)
+	if !ok {
+		return false
+	}
+	if kind == KindArchitecture {
+		return !strings.EqualFold(path.Base(rel), "readme.md")
+	}
+	return isEntryName(path.Base(rel))
 }
 
 func isEntryName(name string) bool {

@@ -393,3 +393,34 @@ func TestEntryHelpers(t *testing.T) {
 		t.Fatal("a clone is written as a new entry")
 	}
 }
+
+// A module's architecture doc is an entry whatever the module is called:
+// alertmanager's template package has .ai/architecture/modules/
+// template.md, which the template rule for the kinds people write by hand
+// hid from the store (and so from the brief, search and ctx_read).
+func TestModuleDocNamedLikeATemplateIsAnEntry(t *testing.T) {
+	s, _ := newStore(t, map[string]string{
+		".ai/architecture/modules/template.md": "---\nkind: architecture\ntitle: template\nmodule: template\n---\n\n# template\n",
+		".ai/architecture/modules/index.md":    "---\nkind: architecture\ntitle: index\nmodule: index\n---\n\n# index\n",
+		".ai/decisions/template.md":            "# Title of the decision\n\n## Context\n",
+		".ai/decisions/2026-01-02-use-go.md":   "---\nkind: decision\ntitle: Use Go\n---\n\nGo.\n",
+	})
+	for rel, want := range map[string]bool{
+		".ai/architecture/modules/template.md": true,
+		".ai/architecture/modules/index.md":    true,
+		".ai/architecture/README.md":           false,
+		".ai/decisions/template.md":            false,
+		".ai/decisions/2026-01-02-use-go.md":   true,
+	} {
+		if got := s.IsEntryPath(rel); got != want {
+			t.Errorf("IsEntryPath(%s) = %v, want %v", rel, got, want)
+		}
+	}
+	entries, err := s.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, err := Find(entries, "template"); err != nil || e.Get("module") != "template" {
+		t.Errorf("the template module's doc is not loaded: %v", err)
+	}
+}

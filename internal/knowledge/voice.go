@@ -1,0 +1,104 @@
+package knowledge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/kontext-dev/kontext/internal/shell"
+)
+
+// voice words what an answer tells its reader to do next. An agent reads
+// tool calls (ctx_prepare_commit promote: ["<id>"]); a person who ran
+// `kontext prepare-commit` in a shell reads commands (kontext
+// prepare-commit --promote <id>).
+type voice struct{ shell bool }
+
+func voiceOf(ctx context.Context) voice { return voice{shell: shell.From(ctx)} }
+
+// ToolVerbs maps the knowledge tools that have a command of their own to
+// that command (kontext <verb>); the others are run as kontext call <tool>.
+// The verbs internal/toolsets declares agree with it (a test there checks).
+var ToolVerbs = map[string]string{
+	"ctx_brief":          "brief",
+	"ctx_search":         "search",
+	"ctx_read":           "read",
+	"ctx_why":            "why",
+	"ctx_log":            "log",
+	"ctx_capture":        "capture",
+	"ctx_inbox":          "inbox",
+	"ctx_prepare_commit": "prepare-commit",
+}
+
+// ToolVerbArgs are the parameters a verb takes as its first argument
+// (kontext read git:abc1234), as internal/toolsets declares them.
+var ToolVerbArgs = map[string]string{"ctx_search": "query", "ctx_read": "uri", "ctx_why": "target"}
+
+// tool names a tool the way the reader runs it.
+func (v voice) tool(name string) string {
+	if !v.shell {
+		return name
+	}
+	if verb, ok := ToolVerbs[name]; ok {
+		return "kontext " + verb
+	}
+	return "kontext call " + name
+}
+
+// call names a tool with arguments, given as name, value pairs; a value
+// is a string, a bool, an int or a []string.
+func (v voice) call(name string, args ...any) string {
+	var b strings.Builder
+	b.WriteString(v.tool(name))
+	for i := 0; i+1 < len(args); i += 2 {
+		key, _ := args[i].(string)
+		if v.shell {
+			if s, ok := args[i+1].(string); ok && key == ToolVerbArgs[name] {
+				b.WriteString(" " + shellWord(s))
+			} else {
+				b.WriteString(" " + shellArg(key, args[i+1]))
+			}
+			continue
+		}
+		raw, _ := json.Marshal(args[i+1])
+		value := string(raw)
+		if s, ok := args[i+1].(string); ok && !strings.ContainsAny(s, " ,:\"") {
+			value = s // a word reads better unquoted: kind: convention
+		}
+		fmt.Fprintf(&b, " %s: %s", key, value)
+	}
+	return b.String()
+}
+
+func shellArg(key string, value any) string {
+	flag := "--" + strings.ReplaceAll(key, "_", "-")
+	switch val := value.(type) {
+	case bool:
+		if val {
+			return flag
+		}
+		return flag + "=false"
+	case []string:
+		var parts []string
+		for _, s := range val {
+			parts = append(parts, flag+" "+shellWord(s))
+		}
+		return strings.Join(parts, " ")
+	case string:
+		return flag + " " + shellWord(val)
+	}
+	return fmt.Sprintf("%s %v", flag, value)
+}
+
+// shellWord quotes a value that a shell would split or expand; a
+// placeholder such as <id> is left for the reader to replace.
+func shellWord(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t'\"$`\\*?[]{}()<>;&|!#~") {
+		return s
+	}
+	if strings.HasPrefix(s, "<") && strings.HasSuffix(s, ">") && !strings.ContainsAny(s, " '") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

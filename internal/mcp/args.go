@@ -1,7 +1,12 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -41,15 +46,199 @@ func splitList(s string) StringList {
 	return out
 }
 
+// InvalidArguments is how a tool answers arguments that fail its input
+// schema. Each toolset declares it in its spec (arguments.invalid).
+type InvalidArguments int
+
+const (
+	// InvalidArgumentsProtocolError refuses the call with -32602 and
+	// data.violations: the tool never ran, and the client is told so.
+	InvalidArgumentsProtocolError InvalidArguments = iota
+	// InvalidArgumentsToolResult answers with a tool result with isError:
+	// true whose text names each parameter and what is wrong with it, so
+	// that the agent reads it and corrects itself.
+	InvalidArgumentsToolResult
+)
+
+// ArgumentForms are the wider forms a tool's arguments may take beyond
+// their plain JSON types, as its spec declares and its schema advertises.
+// Generated code passes them to DecodeArguments, which brings arguments
+// that passed validation to the plain form the generated types decode.
+type ArgumentForms struct {
+	// Integers are the integer parameters by name.
+	Integers map[string]IntegerForm
+	// Aliases map a parameter's alternative values to the values its
+	// handler sees, by parameter name; a list parameter's items are mapped
+	// one by one.
+	Aliases map[string]map[string]string
+}
+
+// IntegerForm is what an integer parameter accepts besides a JSON integer.
+type IntegerForm struct {
+	// Digits accepts a string of decimal digits ("10").
+	Digits bool
+	// Clamp brings a value above Max down to Max (with a note in the
+	// answer) instead of refusing it.
+	Clamp bool
+	Max   int64
+}
+
 // DecodeArguments decodes validated arguments into a generated input type.
+// It first brings every number with an integral value to integer form
+// (JSON Schema counts 10.0 and 1e1 as integers, Go's decoder does not) and
+// the wider forms of forms (nil for none) to their plain ones, and returns a
+// note for each value it changed in a way the caller should hear about.
 // Validation has already run, so a failure here is a mismatch between the
 // schema and the generated type and is reported as invalid params.
-func DecodeArguments(args json.RawMessage, into any) error {
-	if len(args) == 0 || string(args) == "null" {
+func DecodeArguments(args json.RawMessage, into any, forms *ArgumentForms) ([]string, error) {
+	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
 		args = json.RawMessage("{}")
 	}
-	if err := json.Unmarshal(args, into); err != nil {
-		return InvalidParams(nil, Violation{Path: "", Message: err.Error()})
+	args, notes, err := normaliseArguments(args, forms)
+	if err != nil {
+		return nil, InvalidParams(nil, Violation{Path: "", Message: err.Error()})
 	}
-	return nil
+	if err := json.Unmarshal(args, into); err != nil {
+		return nil, InvalidParams(nil, Violation{Path: "", Message: err.Error()})
+	}
+	return notes, nil
+}
+
+func normaliseArguments(args json.RawMessage, forms *ArgumentForms) (json.RawMessage, []string, error) {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	var obj map[string]any
+	if err := dec.Decode(&obj); err != nil {
+		return nil, nil, err
+	}
+	var notes []string
+	for name, v := range obj {
+		v = integralNumbers(v)
+		if forms != nil {
+			if f, ok := forms.Integers[name]; ok {
+				var note string
+				v, note = f.normalise(name, v)
+				if note != "" {
+					notes = append(notes, note)
+				}
+			}
+			if aliases, ok := forms.Aliases[name]; ok {
+				v = unalias(v, aliases)
+			}
+		}
+		obj[name] = v
+	}
+	// Notes in the order of the parameters' names, so answers are stable.
+	sort.Strings(notes)
+	out, err := json.Marshal(obj)
+	return out, notes, err
+}
+
+// integralNumbers rewrites numbers written with a fraction or an exponent
+// whose value is a whole number that fits in an int64 (10.0, 1e1) as plain
+// integers, everywhere in v.
+func integralNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		s := string(x)
+		if !strings.ContainsAny(s, ".eE") {
+			return x
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+			return x
+		}
+		return json.Number(strconv.FormatInt(int64(f), 10))
+	case map[string]any:
+		for k, e := range x {
+			x[k] = integralNumbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = integralNumbers(e)
+		}
+	}
+	return v
+}
+
+// normalise turns a string of digits into a number and clamps a number
+// above the maximum; the note says what was clamped.
+func (f IntegerForm) normalise(name string, v any) (any, string) {
+	var text string
+	switch x := v.(type) {
+	case string:
+		if !f.Digits {
+			return v, ""
+		}
+		text = x
+	case json.Number:
+		text = string(x)
+	default:
+		return v, ""
+	}
+	if f.Clamp {
+		// ParseFloat reads any size (a huge value is +Inf), so no value is
+		// too big to clamp.
+		if n, err := strconv.ParseFloat(text, 64); err == nil && n > float64(f.Max) {
+			return json.Number(strconv.FormatInt(f.Max, 10)), fmt.Sprintf("%s %s is more than its maximum of %d, so %d was used.", name, shortNumber(text), f.Max, f.Max)
+		}
+	}
+	if n, err := strconv.ParseInt(text, 10, 64); err == nil {
+		return json.Number(strconv.FormatInt(n, 10)), ""
+	}
+	return v, ""
+}
+
+// shortNumber keeps a note readable when the number given was absurdly long.
+func shortNumber(s string) string {
+	if len(s) > 24 {
+		return s[:20] + "…"
+	}
+	return s
+}
+
+// unalias maps a value, or each item of a list (an array or one
+// comma-separated string), through aliases. A comma-separated string comes
+// out as an array, exactly as StringList would have split it.
+func unalias(v any, aliases map[string]string) any {
+	one := func(s string) string {
+		if to, ok := aliases[strings.TrimSpace(s)]; ok {
+			return to
+		}
+		return s
+	}
+	switch x := v.(type) {
+	case string:
+		if !strings.Contains(x, ",") {
+			if to, ok := aliases[strings.TrimSpace(x)]; ok {
+				return to
+			}
+			return x
+		}
+		out := []any{}
+		for _, part := range splitList(x) {
+			out = append(out, one(part))
+		}
+		return out
+	case []any:
+		for i, e := range x {
+			if s, ok := e.(string); ok {
+				x[i] = one(s)
+			}
+		}
+	}
+	return v
+}
+
+// WithNotes appends the notes DecodeArguments returned to a tool's answer,
+// as one last text block, so the agent hears what was adjusted.
+func WithNotes(res *ToolResult, err error, notes []string) (*ToolResult, error) {
+	if len(notes) == 0 || err != nil {
+		return res, err
+	}
+	if res == nil {
+		res = &ToolResult{}
+	}
+	res.Content = append(res.Content, TextBlock("Note: "+strings.Join(notes, " ")))
+	return res, nil
 }

@@ -28,6 +28,10 @@ func decodeParams(params json.RawMessage, into any) error {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			v = Violation{Path: "/" + strings.ReplaceAll(te.Field, ".", "/"), Message: "must be " + te.Type.String()}
+			if strings.HasPrefix(te.Value, "number ") {
+				// A number beyond float64 (1e400) anywhere in params.
+				v.Message = te.Value + " is out of range"
+			}
 		}
 		return InvalidParams(nil, v)
 	}

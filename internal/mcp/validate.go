@@ -117,6 +117,8 @@ func (v *argumentValidator) problems(ve *jsonschema.ValidationError, inst any) [
 		}
 	}
 	v.describe(ve, inst, nil, add)
+	// The validator visits properties in no fixed order.
+	sort.Strings(out)
 	return out
 }
 
@@ -190,7 +192,10 @@ func (v *argumentValidator) describeAnyOf(e *jsonschema.ValidationError, inst an
 			types := branch.Types.ToStrings()
 			var as any
 			switch {
-			case slices.Contains(types, "integer") && digitsRE.MatchString(s):
+			case slices.Contains(types, "integer") && !digitsRE.MatchString(s):
+				add(paramPath(loc) + ": must be an integer or a string of digits, got " + shown(value))
+				return
+			case slices.Contains(types, "integer"):
 				n, _ := new(big.Int).SetString(s, 10)
 				as = json.Number(n.String())
 			case slices.Contains(types, "array"):

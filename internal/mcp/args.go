@@ -231,7 +231,10 @@ func unalias(v any, aliases map[string]string) any {
 }
 
 // WithNotes appends the notes DecodeArguments returned to a tool's answer,
-// as one last text block, so the agent hears what was adjusted.
+// so the agent hears what was adjusted: as the last paragraph of its last
+// text block (many clients show only one block, or join blocks without a
+// break), or as a block of its own after structured content, whose text
+// block must stay its JSON.
 func WithNotes(res *ToolResult, err error, notes []string) (*ToolResult, error) {
 	if len(notes) == 0 || err != nil {
 		return res, err
@@ -239,6 +242,26 @@ func WithNotes(res *ToolResult, err error, notes []string) (*ToolResult, error) 
 	if res == nil {
 		res = &ToolResult{}
 	}
-	res.Content = append(res.Content, TextBlock("Note: "+strings.Join(notes, " ")))
+	note := "Note: " + strings.Join(notes, " ")
+	if res.Structured == nil {
+		for i := len(res.Content) - 1; i >= 0; i-- {
+			var block map[string]any
+			if json.Unmarshal(res.Content[i], &block) != nil || block["type"] != "text" {
+				continue
+			}
+			text, _ := block["text"].(string)
+			text = strings.TrimRight(text, "\n") + "\n\n" + note
+			if len(block) == 2 {
+				res.Content[i] = TextBlock(text)
+				return res, nil
+			}
+			block["text"] = text // keep annotations and _meta
+			if b, err := json.Marshal(block); err == nil {
+				res.Content[i] = b
+				return res, nil
+			}
+		}
+	}
+	res.Content = append(res.Content, TextBlock(note))
 	return res, nil
 }

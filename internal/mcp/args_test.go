@@ -3,7 +3,6 @@ package mcp
 import (
 	"encoding/json"
 	"reflect"
-	"strings"
 	"testing"
 )
 
@@ -81,12 +80,19 @@ func TestDecodeArgumentsIntegralNumbers(t *testing.T) {
 }
 
 func TestWithNotes(t *testing.T) {
-	res, err := WithNotes(TextResult("3 hits"), nil, []string{"limit 100 is more than its maximum of 50, so 50 was used."})
-	if err != nil || len(res.Content) != 2 || !strings.Contains(string(res.Content[1]), `"Note: limit 100 is more than its maximum of 50, so 50 was used."`) {
-		t.Errorf("the note is not the answer's last block: %v %s", err, res.Content)
+	note := []string{"limit 100 is more than its maximum of 50, so 50 was used."}
+	res, err := WithNotes(TextResult("1. a hit\n"), nil, note)
+	if err != nil || len(res.Content) != 1 || string(res.Content[0]) != `{"type":"text","text":"1. a hit\n\nNote: limit 100 is more than its maximum of 50, so 50 was used."}` {
+		t.Errorf("the note is not the last paragraph of the answer: %v %s", err, res.Content)
 	}
-	if res, _ := WithNotes(TextResult("x"), nil, nil); len(res.Content) != 1 {
-		t.Error("a note block without notes")
+	// Structured content keeps its text block the JSON it is.
+	structured, _ := StructuredResult(map[string]int{"n": 1})
+	res, _ = WithNotes(structured, nil, note)
+	if len(res.Content) != 2 || string(res.Content[0]) != `{"type":"text","text":"{\"n\":1}"}` {
+		t.Errorf("structured: %s", res.Content)
+	}
+	if res, _ := WithNotes(TextResult("x"), nil, nil); len(res.Content) != 1 || string(res.Content[0]) != `{"type":"text","text":"x"}` {
+		t.Errorf("changed without notes: %s", res.Content)
 	}
 }
 

@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -117,27 +118,29 @@ func TestProblemsNameTheParameter(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := map[string][]string{
-		`{}`:                                                {"query: missing (required)"},
-		`{"query":""}`:                                      {"query: must not be empty"},
-		`{"query":"abcdefghijklmnopqrstuvwxyz"}`:            {"query: must be at most 20 characters long, got 26"},
-		`{"query":5}`:                                       {"query: must be a string, got 5"},
-		`{"query":"x","mood":1}`:                            {"mood: unknown parameter (the parameters are decisions, kinds, level, limit, promote, query, tags)"},
-		`{"query":"x","limit":0}`:                           {"limit: must be at least 1, got 0"},
-		`{"query":"x","limit":"0"}`:                         {"limit: must be at least 1, got 0"},
-		`{"query":"x","limit":"ten"}`:                       {`limit: must be an integer or a string of digits, got "ten"`},
-		`{"query":"x","limit":true}`:                        {"limit: must be an integer or a string, got true"},
-		`{"query":"x","level":"7"}`:                         {"level: must be one of 0, 1, 2; got 7"},
-		`{"query":"x","level":3}`:                           {"level: must be one of 0, 1, 2; got 3"},
-		`{"query":"x","kinds":["nope"]}`:                    {`kinds[0]: must be one of decision, learning, adr; got "nope"`},
-		`{"query":"x","kinds":"adr,nope"}`:                  {`kinds[1]: must be one of decision, learning, adr; got "nope"`},
-		`{"query":"x","kinds":"adr,decision,learning"}`:     {"kinds: takes at most 2 items, got 3"},
-		`{"query":"x","tags":["toolong"]}`:                  {"tags[0]: must be at most 5 characters long, got 7"},
-		`{"query":"x","tags":5}`:                            {"tags: must be an array or a string, got 5"},
-		`{"query":"x","decisions":[{"title":""},{}]}`:       {"decisions: takes at most 1 items, got 2", "decisions[0].title: must not be empty", "decisions[1].title: missing (required)"},
-		`{"query":"x","decisions":[{"title":"t","why":1}]}`: {"decisions[0].why: unknown field"},
-		`{"query":"x","promote":"yes"}`:                     {`promote: must be true or false, got "yes"`},
-		`[]`:                                                {"arguments: must be an object, got an array"},
-		`{"query":1,"limit":-1}`:                            {"limit: must be at least 1, got -1", "query: must be a string, got 1"},
+		`{}`:                                     {"query: missing (required)"},
+		`{"query":""}`:                           {"query: must not be empty"},
+		`{"query":"abcdefghijklmnopqrstuvwxyz"}`: {"query: must be at most 20 characters long, got 26"},
+		`{"query":5}`:                            {"query: must be a string, got 5"},
+		`{"query":"x","mood":1}`:                 {"mood: unknown parameter (the parameters are decisions, kinds, level, limit, promote, query, tags)"},
+		`{"query":"x","b":1,"a":2}`:              {"a, b: unknown parameters (the parameters are decisions, kinds, level, limit, promote, query, tags)"},
+		`{"query":"x","limit":"` + strings.Repeat("9", 5000) + `"}`: {"limit: must be at most 20 characters long, got 5000"},
+		`{"query":"x","limit":0}`:                                   {"limit: must be at least 1, got 0"},
+		`{"query":"x","limit":"0"}`:                                 {"limit: must be at least 1, got 0"},
+		`{"query":"x","limit":"ten"}`:                               {`limit: must be an integer or a string of digits, got "ten"`},
+		`{"query":"x","limit":true}`:                                {"limit: must be an integer or a string, got true"},
+		`{"query":"x","level":"7"}`:                                 {"level: must be one of 0, 1, 2; got 7"},
+		`{"query":"x","level":3}`:                                   {"level: must be one of 0, 1, 2; got 3"},
+		`{"query":"x","kinds":["nope"]}`:                            {`kinds[0]: must be one of decision, learning, adr; got "nope"`},
+		`{"query":"x","kinds":"adr,nope"}`:                          {`kinds[1]: must be one of decision, learning, adr; got "nope"`},
+		`{"query":"x","kinds":"adr,decision,learning"}`:             {"kinds: takes at most 2 items, got 3"},
+		`{"query":"x","tags":["toolong"]}`:                          {"tags[0]: must be at most 5 characters long, got 7"},
+		`{"query":"x","tags":5}`:                                    {"tags: must be an array or a string, got 5"},
+		`{"query":"x","decisions":[{"title":""},{}]}`:               {"decisions: takes at most 1 items, got 2", "decisions[0].title: must not be empty", "decisions[1].title: missing (required)"},
+		`{"query":"x","decisions":[{"title":"t","why":1}]}`:         {"decisions[0].why: unknown field"},
+		`{"query":"x","promote":"yes"}`:                             {`promote: must be true or false, got "yes"`},
+		`[]`:                                                        {"arguments: must be an object, got an array"},
+		`{"query":1,"limit":-1}`:                                    {"limit: must be at least 1, got -1", "query: must be a string, got 1"},
 	}
 	for args, want := range cases {
 		vs, got := v.validate([]byte(args))
@@ -148,6 +151,11 @@ func TestProblemsNameTheParameter(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s:\n got  %q\n want %q", args, got, want)
 		}
+	}
+	// Many bad items: the first twenty problems, and a count of the rest.
+	many := `{"query":"x","tags":[` + strings.Repeat(`"toolong",`, 99) + `"toolong"]}`
+	if _, got := v.validate([]byte(many)); len(got) != 21 || got[20] != "and 81 more problems" {
+		t.Errorf("100 bad tags: %d problems, the last %q", len(got), got[len(got)-1])
 	}
 	if vs, got := v.validate([]byte(`{"query":"x","limit":"0050","level":"2","kinds":" adr , learning ,","tags":"a,b"}`)); vs != nil || got != nil {
 		t.Errorf("valid wider forms refused: %v %q", vs, got)

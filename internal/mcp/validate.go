@@ -119,8 +119,15 @@ func (v *argumentValidator) problems(ve *jsonschema.ValidationError, inst any) [
 	v.describe(ve, inst, nil, add)
 	// The validator visits properties in no fixed order.
 	sort.Strings(out)
+	// A thousand bad items make one long line, not a useful one.
+	if len(out) > maxProblems {
+		out = append(out[:maxProblems], fmt.Sprintf("and %d more problems", len(out)-maxProblems))
+	}
 	return out
 }
+
+// maxProblems is how many problems an answer names.
+const maxProblems = 20
 
 // describe walks one error tree; prefix is the instance location of the
 // value the tree was validated against (for a re-validated sub-value).
@@ -140,7 +147,7 @@ func (v *argumentValidator) describe(e *jsonschema.ValidationError, inst any, pr
 	switch k := e.ErrorKind.(type) {
 	case *kind.Required:
 		for _, m := range k.Missing {
-			add(paramPath(append(loc, m)) + ": missing (required)")
+			add(paramPath(append(loc, clipName(m))) + ": missing (required)")
 		}
 	case *kind.AdditionalProperties:
 		known := ""
@@ -152,13 +159,22 @@ func (v *argumentValidator) describe(e *jsonschema.ValidationError, inst any, pr
 			sort.Strings(names)
 			known = " (the parameters are " + strings.Join(names, ", ") + ")"
 		}
-		for _, p := range k.Properties {
-			what := "unknown parameter"
-			if len(loc) > 0 {
-				what = "unknown field"
-			}
-			add(paramPath(append(loc, p)) + ": " + what + known)
+		what := "unknown parameter"
+		if len(loc) > 0 {
+			what = "unknown field"
 		}
+		if len(k.Properties) > 1 {
+			what += "s"
+		}
+		names := make([]string, 0, len(k.Properties))
+		for _, p := range k.Properties {
+			names = append(names, paramPath(append(loc, clipName(p))))
+		}
+		sort.Strings(names)
+		if len(names) > 10 {
+			names = append(names[:10], fmt.Sprintf("and %d more", len(names)-10))
+		}
+		add(strings.Join(names, ", ") + ": " + what + known)
 	default:
 		add(paramPath(loc) + ": " + wrongValue(e.ErrorKind, value))
 	}
@@ -195,6 +211,10 @@ func (v *argumentValidator) describeAnyOf(e *jsonschema.ValidationError, inst an
 			case slices.Contains(types, "integer") && !digitsRE.MatchString(s):
 				add(paramPath(loc) + ": must be an integer or a string of digits, got " + shown(value))
 				return
+			case slices.Contains(types, "integer") && len(s) > 2*maxDigitsShown:
+				// Too long to be meant as a number (and too long to
+				// parse cheaply): the string form's maxLength says so.
+				continue
 			case slices.Contains(types, "integer"):
 				n, _ := new(big.Int).SetString(s, 10)
 				as = json.Number(n.String())
@@ -221,6 +241,17 @@ func (v *argumentValidator) describeAnyOf(e *jsonschema.ValidationError, inst an
 }
 
 var digitsRE = regexp.MustCompile(`^[0-9]+$`)
+
+// maxDigitsShown bounds the strings of digits read as numbers for a message.
+const maxDigitsShown = 32
+
+// clipName keeps a message short when an argument's name is not.
+func clipName(s string) string {
+	if len(s) > 60 {
+		return strconv.Quote(s[:40]) + "…"
+	}
+	return s
+}
 
 // typeMismatch reports an alternative that failed only on its type.
 func typeMismatch(e *jsonschema.ValidationError) bool {

@@ -104,89 +104,166 @@ func DecodeArguments(args json.RawMessage, into any, forms *ArgumentForms) ([]st
 	return notes, nil
 }
 
+// normaliseArguments rewrites only the values that need it and returns
+// args itself when none does: a 100 KB body is scanned once, never decoded
+// and encoded again.
 func normaliseArguments(args json.RawMessage, forms *ArgumentForms) (json.RawMessage, []string, error) {
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.UseNumber()
-	var obj map[string]any
-	if err := dec.Decode(&obj); err != nil {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(args, &obj); err != nil {
 		return nil, nil, err
 	}
 	var notes []string
-	for name, v := range obj {
-		v = integralNumbers(v)
-		if forms != nil {
-			if f, ok := forms.Integers[name]; ok {
-				var note string
-				v, note = f.normalise(name, v)
-				if note != "" {
-					notes = append(notes, note)
-				}
-			}
-			if aliases, ok := forms.Aliases[name]; ok {
-				v = unalias(v, aliases)
+	changed := false
+	for name, raw := range obj {
+		_, isInteger := forms.integer(name)
+		aliases := forms.aliases(name)
+		first := firstByte(raw)
+		// Only numbers, containers that may hold numbers, and the values
+		// the forms widen can need rewriting.
+		mayHaveFraction := bytes.ContainsAny(raw, ".eE") && first != '"'
+		if !mayHaveFraction && !isInteger && aliases == nil {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return nil, nil, err
+		}
+		v, moved := integralNumbers(v)
+		if f, ok := forms.integer(name); ok {
+			var note string
+			var m bool
+			v, note, m = f.normalise(name, v)
+			moved = moved || m
+			if note != "" {
+				notes = append(notes, note)
 			}
 		}
-		obj[name] = v
+		if aliases != nil {
+			v = unalias(v, aliases)
+			moved = true
+		}
+		if !moved {
+			continue
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, nil, err
+		}
+		obj[name] = b
+		changed = true
 	}
 	// Notes in the order of the parameters' names, so answers are stable.
 	sort.Strings(notes)
-	out, err := json.Marshal(obj)
-	return out, notes, err
+	if !changed {
+		return args, notes, nil
+	}
+	// The values are valid JSON already: written as they are, not scanned
+	// again by json.Marshal.
+	var out bytes.Buffer
+	out.Grow(len(args) + 64)
+	out.WriteByte('{')
+	first := true
+	for name, raw := range obj {
+		if !first {
+			out.WriteByte(',')
+		}
+		first = false
+		key, _ := json.Marshal(name)
+		out.Write(key)
+		out.WriteByte(':')
+		out.Write(raw)
+	}
+	out.WriteByte('}')
+	return out.Bytes(), notes, nil
+}
+
+func (f *ArgumentForms) integer(name string) (IntegerForm, bool) {
+	if f == nil {
+		return IntegerForm{}, false
+	}
+	i, ok := f.Integers[name]
+	return i, ok
+}
+
+func (f *ArgumentForms) aliases(name string) map[string]string {
+	if f == nil {
+		return nil
+	}
+	return f.Aliases[name]
+}
+
+func firstByte(raw json.RawMessage) byte {
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	if len(raw) == 0 {
+		return 0
+	}
+	return raw[0]
 }
 
 // integralNumbers rewrites numbers written with a fraction or an exponent
 // whose value is a whole number that fits in an int64 (10.0, 1e1) as plain
-// integers, everywhere in v.
-func integralNumbers(v any) any {
+// integers, everywhere in v, and reports whether it rewrote any.
+func integralNumbers(v any) (any, bool) {
 	switch x := v.(type) {
 	case json.Number:
 		s := string(x)
 		if !strings.ContainsAny(s, ".eE") {
-			return x
+			return x, false
 		}
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
-			return x
+			return x, false
 		}
-		return json.Number(strconv.FormatInt(int64(f), 10))
+		return json.Number(strconv.FormatInt(int64(f), 10)), true
 	case map[string]any:
+		moved := false
 		for k, e := range x {
-			x[k] = integralNumbers(e)
+			var m bool
+			x[k], m = integralNumbers(e)
+			moved = moved || m
 		}
+		return x, moved
 	case []any:
+		moved := false
 		for i, e := range x {
-			x[i] = integralNumbers(e)
+			var m bool
+			x[i], m = integralNumbers(e)
+			moved = moved || m
 		}
+		return x, moved
 	}
-	return v
+	return v, false
 }
 
 // normalise turns a string of digits into a number and clamps a number
-// above the maximum; the note says what was clamped.
-func (f IntegerForm) normalise(name string, v any) (any, string) {
+// above the maximum; the note says what was clamped, changed whether v was
+// rewritten.
+func (f IntegerForm) normalise(name string, v any) (out any, note string, changed bool) {
 	var text string
 	switch x := v.(type) {
 	case string:
 		if !f.Digits {
-			return v, ""
+			return v, "", false
 		}
 		text = x
 	case json.Number:
 		text = string(x)
 	default:
-		return v, ""
+		return v, "", false
 	}
 	if f.Clamp {
 		// ParseFloat reads any size (a huge value is +Inf), so no value is
 		// too big to clamp.
 		if n, err := strconv.ParseFloat(text, 64); err == nil && n > float64(f.Max) {
-			return json.Number(strconv.FormatInt(f.Max, 10)), fmt.Sprintf("%s %s is more than its maximum of %d, so %d was used.", name, shortNumber(text), f.Max, f.Max)
+			return json.Number(strconv.FormatInt(f.Max, 10)), fmt.Sprintf("%s %s is more than its maximum of %d, so %d was used.", name, shortNumber(text), f.Max, f.Max), true
 		}
 	}
 	if n, err := strconv.ParseInt(text, 10, 64); err == nil {
-		return json.Number(strconv.FormatInt(n, 10)), ""
+		return json.Number(strconv.FormatInt(n, 10)), "", true
 	}
-	return v, ""
+	return v, "", false
 }
 
 // shortNumber keeps a note readable when the number given was absurdly long.

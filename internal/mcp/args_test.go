@@ -161,3 +161,17 @@ func TestProblemsNameTheParameter(t *testing.T) {
 		t.Errorf("valid wider forms refused: %v %q", vs, got)
 	}
 }
+
+// Arguments with nothing to rewrite are decoded as they came: a large body
+// is not decoded and encoded again on the way.
+func TestNormaliseLeavesPlainArgumentsAlone(t *testing.T) {
+	args := json.RawMessage(`{"body":"` + strings.Repeat("a.e", 1000) + `","kinds":["decision"],"limit":7,"ok":true}`)
+	out, notes, err := normaliseArguments(args, &ArgumentForms{Aliases: map[string]map[string]string{"other": {"x": "y"}}})
+	if err != nil || notes != nil || &out[0] != &args[0] {
+		t.Errorf("plain arguments were rewritten (%v, %q)", err, notes)
+	}
+	out, _, err = normaliseArguments(json.RawMessage(`{"body":"<b>","n":2.0}`), nil)
+	if err != nil || string(out) != `{"body":"<b>","n":2}` && string(out) != `{"n":2,"body":"<b>"}` {
+		t.Errorf("rewritten: %s %v (want the other values byte for byte)", out, err)
+	}
+}

@@ -56,6 +56,7 @@ interop: interop-deps
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzSession -fuzztime $(FUZZTIME) ./internal/mcp
 	$(GO) test -run '^$$' -fuzz FuzzLanguage -fuzztime $(FUZZTIME) ./internal/linguist
+	$(GO) test -run '^$$' -fuzz FuzzNoDrift -fuzztime $(FUZZTIME) ./internal/toolsets
 
 test: check-generated vet test-go interop fuzz
 

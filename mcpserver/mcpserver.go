@@ -4,7 +4,9 @@
 // the definitions of the tools kontext ships.
 //
 // A tool is an input JSON Schema (the exact bytes advertised and validated)
-// and a Call function; arguments that fail the schema never reach Call.
+// and a Call function; arguments that fail the schema never reach Call, and
+// are answered with -32602 or, when the tool's InvalidArguments says so, with
+// a tool result with isError naming each parameter.
 package mcpserver
 
 import (
@@ -34,6 +36,14 @@ type (
 	ResourceContents = mcp.ResourceContents
 	Error            = mcp.Error
 	ErrorCode        = errcodes.Info
+	InvalidArguments = mcp.InvalidArguments
+)
+
+// How a tool answers arguments that fail its input schema
+// (Tool.InvalidArguments); an unknown tool is -32602 either way.
+const (
+	InvalidArgumentsProtocolError = mcp.InvalidArgumentsProtocolError
+	InvalidArgumentsToolResult    = mcp.InvalidArgumentsToolResult
 )
 
 // New returns a server serving the toolsets (through opts.Filter). Serve it

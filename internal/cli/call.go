@@ -18,8 +18,10 @@ import (
 
 // runCall calls one tool through an in-process MCP session, so arguments
 // are validated exactly as they are for an agent. It prints the result's
-// text; a tool error goes to stderr with exit status 1, a refused call
-// (invalid arguments) with exit status 2.
+// text; a tool error goes to stderr with exit status 1 (so do invalid
+// arguments of a toolset that answers them with isError, as knowledge
+// does), a refused call (-32602: invalid arguments of a toolset that
+// refuses them, as repo does) with exit status 2.
 func runCall(c *cli.Context, factories []ToolsetFactory, tool string, flags []cli.Flag) error {
 	return runCallWith(c, factories, tool, flags, "", "")
 }

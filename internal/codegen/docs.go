@@ -45,11 +45,19 @@ func reference(t *Tree, lang string) string {
 			// one gets a heading and its own description.
 			fmt.Fprintf(&b, "## %s (%s)\n\n%s\n\n", md(ts.Title.In(lang)), ts.Name, md(ts.Description.In(lang)))
 		}
+		if contract := argumentContract(ts, t.toolsOf(ts.Name), lang); contract != "" {
+			fmt.Fprintf(&b, "%s\n\n", md(contract))
+		}
 		for _, tool := range t.toolsOf(ts.Name) {
 			fmt.Fprintf(&b, "### %s\n\n", tool.Name)
 			b.WriteString(paramTable(tool, lang))
 			if tool.Doc.After != nil {
 				fmt.Fprintf(&b, "\n%s\n", md(tool.Doc.After.In(lang)))
+			}
+			for _, p := range tool.Params {
+				if len(p.Aliases) > 0 {
+					fmt.Fprintf(&b, "\n%s\n", md(aliasLine(p, lang)))
+				}
 			}
 			b.WriteString("\n")
 		}
@@ -230,4 +238,78 @@ func replaceMarked(file, doc, region, body string) (string, error) {
 // markedDoc is a new file that holds only a generated region.
 func markedDoc(region, body string) string {
 	return "<!-- BEGIN GENERATED: " + region + " (make generate; do not edit) -->\n" + body + "<!-- END GENERATED: " + region + " -->\n"
+}
+
+// argumentContract is the paragraph that documents a toolset's argument
+// contract (toolsets.yaml, arguments), in the words of the language; the
+// examples are taken from the toolset's own tools.
+func argumentContract(ts ToolsetSpec, tools []*ToolSpec, lang string) string {
+	a := ts.Arguments
+	var parts []string
+	switch a.Invalid {
+	case "result":
+		example := ""
+		for _, tool := range tools {
+			for _, p := range tool.Params {
+				if p.Required && example == "" {
+					example = fmt.Sprintf("Invalid arguments for %s: %s: missing (required)", tool.Name, p.Name)
+				}
+			}
+		}
+		if lang == "sk" {
+			parts = append(parts, "Argumenty sa pred spustením nástroja overia voči jeho vstupnej schéme (tej, ktorú ohlasuje tools/list). Argument, ktorý neprejde, sa vráti ako výsledok nástroja s isError: true, ktorý pomenuje parameter a čo je na ňom zlé (napríklad „"+example+"“), aby agent mohol volanie opraviť; nástroj sa nespustí. Neznámy nástroj sa odmietne s -32602.")
+		} else {
+			parts = append(parts, "Arguments are validated against the tool's input schema (the one tools/list advertises) before the tool runs. An argument that fails comes back as a tool result with isError: true that names the parameter and what is wrong with it (for example \""+example+"\"), so that the agent can correct the call; the tool does not run. An unknown tool is refused with -32602.")
+		}
+	case "protocol":
+		if lang == "sk" {
+			parts = append(parts, "Argumenty sa pred spustením nástroja overia voči jeho vstupnej schéme (tej, ktorú ohlasuje tools/list); volanie, ktorého argumenty neprejdú (chýbajúce povinné polia, zlé typy, neplatné hodnoty enum, neznáme vlastnosti, prekročené hranice), sa odmietne s -32602 a data.violations a nástroj sa nespustí. Rovnako neznámy nástroj.")
+		} else {
+			parts = append(parts, "Arguments are validated against the tool's input schema (the one tools/list advertises) before the tool runs; a call whose arguments fail (missing required fields, wrong types, invalid enums, unknown properties, exceeded bounds) is refused with -32602 and data.violations, and the tool does not run. So is a call to an unknown tool.")
+		}
+	}
+	if a.IntegerStrings {
+		if lang == "sk" {
+			parts = append(parts, "Celočíselné parametre prijímajú hodnotu aj ako reťazec číslic (\"10\").")
+		} else {
+			parts = append(parts, "Integer parameters also take their value as a string of digits (\"10\").")
+		}
+	}
+	if a.ClampToMaximum {
+		// The example is a limit where there is one, as the original's
+		// users know it (limit: 100 in ctx_search is 50).
+		example := ""
+		for _, limitsOnly := range []bool{true, false} {
+			for _, tool := range tools {
+				for _, p := range tool.Params {
+					max, ok := p.maximum()
+					if !ok || !a.clamps(p) || example != "" || (limitsOnly && p.Name != "limit") {
+						continue
+					}
+					example = fmt.Sprintf("%s: %d in %s is %d", p.Name, max*2, tool.Name, max)
+					if lang == "sk" {
+						example = fmt.Sprintf("%s: %d v %s je %d", p.Name, max*2, tool.Name, max)
+					}
+				}
+			}
+		}
+		if lang == "sk" {
+			parts = append(parts, "Hodnota nad maximom parametra sa zníži na maximum ("+example+") a odpoveď to na konci oznámi.")
+		} else {
+			parts = append(parts, "A value above a parameter's maximum is clamped to the maximum ("+example+"), and the answer ends with a note saying so.")
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// aliasLine documents the aliases a parameter accepts.
+func aliasLine(p ParamSpec, lang string) string {
+	var pairs []string
+	for _, a := range p.Aliases {
+		pairs = append(pairs, a.From+" → "+a.To)
+	}
+	if lang == "sk" {
+		return p.Name + " prijíma aj aliasy: " + strings.Join(pairs, ", ") + "."
+	}
+	return p.Name + " also accepts the aliases " + strings.Join(pairs, ", ") + "."
 }

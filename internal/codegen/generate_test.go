@@ -99,7 +99,7 @@ func TestGeneratedHeaders(t *testing.T) {
 // TestSpecErrorsAreReported: a broken spec fails generation with a message
 // naming the file and the rule, instead of generating something wrong.
 func TestSpecErrorsAreReported(t *testing.T) {
-	cases := map[string]struct{ file, body, want string }{
+	cases := map[string]struct{ file, body, want, toolsets string }{
 		"missing readOnlyHint": {"tools/demo/bad.yaml", `
 name: bad
 toolset: demo
@@ -108,7 +108,7 @@ description: {en: Bad., sk: Zlé.}
 annotations: {openWorldHint: false}
 params: []
 output: {description: {en: x, sk: x}}
-`, "readOnlyHint"},
+`, "readOnlyHint", ""},
 		"missing Slovak": {"tools/demo/bad.yaml", `
 name: bad
 toolset: demo
@@ -117,7 +117,7 @@ description: {en: Bad., sk: Zlé.}
 annotations: {readOnlyHint: true, openWorldHint: false}
 params: []
 output: {description: {en: x, sk: x}}
-`, "sk"},
+`, "sk", ""},
 		"writer without destructiveHint": {"tools/demo/bad.yaml", `
 name: bad
 toolset: demo
@@ -126,7 +126,7 @@ description: {en: Bad., sk: Zlé.}
 annotations: {readOnlyHint: false, openWorldHint: false}
 params: []
 output: {description: {en: x, sk: x}}
-`, "destructiveHint"},
+`, "destructiveHint", ""},
 		"default outside its own schema": {"tools/demo/bad.yaml", `
 name: bad
 toolset: demo
@@ -136,7 +136,7 @@ annotations: {readOnlyHint: true, openWorldHint: false}
 params:
   - {name: n, type: integer, minimum: 1, maximum: 5, default: 9, description: {en: n, sk: n}}
 output: {description: {en: x, sk: x}}
-`, "default 9"},
+`, "default 9", ""},
 		"file named after another tool": {"tools/demo/other.yaml", `
 name: bad
 toolset: demo
@@ -145,7 +145,7 @@ description: {en: Bad., sk: Zlé.}
 annotations: {readOnlyHint: true, openWorldHint: false}
 params: []
 output: {description: {en: x, sk: x}}
-`, "must live in bad.yaml"},
+`, "must live in bad.yaml", ""},
 		"unknown keyword": {"tools/demo/bad.yaml", `
 name: bad
 toolset: demo
@@ -155,7 +155,92 @@ annotations: {readOnlyHint: true, openWorldHint: false}
 params:
   - {name: n, type: string, oneOf: [], description: {en: n, sk: n}}
 output: {description: {en: x, sk: x}}
-`, "oneOf"},
+`, "oneOf", ""},
+		// Issue 8.6: every argument is bounded in its schema.
+		"string without maxLength": {"tools/demo/bad.yaml", `
+name: bad
+toolset: demo
+title: {en: Bad, sk: Zlé}
+description: {en: Bad., sk: Zlé.}
+annotations: {readOnlyHint: true, openWorldHint: false}
+params:
+  - {name: path, type: string, description: {en: n, sk: n}}
+output: {description: {en: x, sk: x}}
+`, "maxLength", ""},
+		"list without maxItems": {"tools/demo/bad.yaml", `
+name: bad
+toolset: demo
+title: {en: Bad, sk: Zlé}
+description: {en: Bad., sk: Zlé.}
+annotations: {readOnlyHint: true, openWorldHint: false}
+params:
+  - {name: paths, type: array, list: true, items: {type: string, maxLength: 10}, description: {en: n, sk: n}}
+output: {description: {en: x, sk: x}}
+`, "maxItems", ""},
+		"list items without maxLength": {"tools/demo/bad.yaml", `
+name: bad
+toolset: demo
+title: {en: Bad, sk: Zlé}
+description: {en: Bad., sk: Zlé.}
+annotations: {readOnlyHint: true, openWorldHint: false}
+params:
+  - {name: paths, type: array, list: true, maxItems: 5, items: {type: string}, description: {en: n, sk: n}}
+output: {description: {en: x, sk: x}}
+`, "maxLength", ""},
+		"nested string without maxLength": {"tools/demo/bad.yaml", `
+name: bad
+toolset: demo
+title: {en: Bad, sk: Zlé}
+description: {en: Bad., sk: Zlé.}
+annotations: {readOnlyHint: true, openWorldHint: false}
+params:
+  - name: things
+    type: array
+    maxItems: 2
+    items: {type: object, properties: {title: {type: string}}, additionalProperties: false}
+    description: {en: n, sk: n}
+output: {description: {en: x, sk: x}}
+`, "maxLength", ""},
+		"integer without a range": {"tools/demo/bad.yaml", `
+name: bad
+toolset: demo
+title: {en: Bad, sk: Zlé}
+description: {en: Bad., sk: Zlé.}
+annotations: {readOnlyHint: true, openWorldHint: false}
+params:
+  - {name: n, type: integer, minimum: 1, description: {en: n, sk: n}}
+output: {description: {en: x, sk: x}}
+`, "maximum", ""},
+		// Issue 10.17/18: the argument contract is declared per toolset.
+		"toolset without an argument contract": {"tools/demo/ok.yaml", `
+name: ok
+toolset: demo
+title: {en: Ok, sk: Ok}
+description: {en: Ok., sk: Ok.}
+annotations: {readOnlyHint: true, openWorldHint: false}
+params: []
+output: {description: {en: x, sk: x}}
+`, "arguments", "toolsets:\n  - {name: demo, title: {en: D, sk: D}, description: {en: D, sk: D}}\n"},
+		"alias for no value": {"tools/demo/bad.yaml", `
+name: bad
+toolset: demo
+title: {en: Bad, sk: Zlé}
+description: {en: Bad., sk: Zlé.}
+annotations: {readOnlyHint: true, openWorldHint: false}
+params:
+  - {name: kind, type: string, enum: [decision, learning], aliases: {adr: decision, memo: note}, description: {en: n, sk: n}}
+output: {description: {en: x, sk: x}}
+`, "alias memo", ""},
+		"minimum above maximum": {"tools/demo/bad.yaml", `
+name: bad
+toolset: demo
+title: {en: Bad, sk: Zlé}
+description: {en: Bad., sk: Zlé.}
+annotations: {readOnlyHint: true, openWorldHint: false}
+params:
+  - {name: n, type: integer, minimum: 9, maximum: 5, description: {en: n, sk: n}}
+output: {description: {en: x, sk: x}}
+`, "minimum 9 is above maximum 5", ""},
 	}
 	root := repoRoot(t)
 	specSchema, err := os.ReadFile(filepath.Join(root, "schema", "spec.schema.json"))
@@ -173,7 +258,11 @@ output: {description: {en: x, sk: x}}
 				}
 			}
 			write("schema/spec.schema.json", string(specSchema))
-			write("schema/toolsets.yaml", "toolsets:\n  - {name: demo, title: {en: D, sk: D}, description: {en: D, sk: D}}\n")
+			toolsets := "toolsets:\n  - {name: demo, title: {en: D, sk: D}, description: {en: D, sk: D}, arguments: {invalid: protocol}}\n"
+			if c.toolsets != "" {
+				toolsets = c.toolsets
+			}
+			write("schema/toolsets.yaml", toolsets)
 			write("schema/"+c.file, c.body)
 			v, err := newSpecValidator(dir)
 			if err != nil {

@@ -129,11 +129,13 @@ func loadTree(root, dir string, v *specValidator) (*Tree, error) {
 	}
 	t.Server, t.Toolsets = toolsets.Server, toolsets.Toolsets
 	known := map[string]bool{}
+	contract := map[string]ArgumentsSpec{}
 	for _, ts := range t.Toolsets {
 		if known[ts.Name] {
 			return nil, fmt.Errorf("%s/toolsets.yaml: toolset %s is listed twice", dir, ts.Name)
 		}
 		known[ts.Name] = true
+		contract[ts.Name] = ts.Arguments
 	}
 
 	var errs struct {
@@ -205,7 +207,7 @@ func loadTree(root, dir string, v *specValidator) (*Tree, error) {
 				return nil, fmt.Errorf("%s/tools/%s/%s: only <tool>.yaml files belong here", dir, e.Name(), f.Name())
 			}
 			rel := path.Join(dir, "tools", e.Name(), f.Name())
-			tool := &ToolSpec{file: rel}
+			tool := &ToolSpec{file: rel, args: contract[e.Name()]}
 			if _, err := read(rel, "tool", tool); err != nil {
 				return nil, err
 			}
@@ -273,12 +275,23 @@ func checkTool(tool *ToolSpec, dirToolset, fileStem string) error {
 		}
 		seen[p.Name] = true
 		if def := p.Default(); def != nil {
-			if err := checkDefault(p, def); err != nil {
+			if err := checkDefault(p, tool.args, def); err != nil {
 				return fmt.Errorf("%s: parameter %s: %w", tool.file, p.Name, err)
 			}
 		}
 		if p.Doc.Default != nil && p.Default() != nil {
 			return fmt.Errorf("%s: parameter %s has both a default and doc.default", tool.file, p.Name)
+		}
+		if err := checkAliases(p); err != nil {
+			return fmt.Errorf("%s: parameter %s: %w", tool.file, p.Name, err)
+		}
+		if min, ok := p.minimum(); ok {
+			if max, ok := p.maximum(); ok && min > max {
+				return fmt.Errorf("%s: parameter %s: minimum %d is above maximum %d", tool.file, p.Name, min, max)
+			}
+		}
+		if min, ok := p.minimum(); ok && min < 0 && tool.args.IntegerStrings && p.Type() == "integer" {
+			return fmt.Errorf("%s: parameter %s: a string of digits cannot spell a minimum below 0 (%d)", tool.file, p.Name, min)
 		}
 	}
 	if tool.Output.Structured != "" && !strings.Contains(tool.Output.Structured, "/") {
@@ -287,10 +300,68 @@ func checkTool(tool *ToolSpec, dirToolset, fileStem string) error {
 	return nil
 }
 
+// checkAliases makes sure every alias stands for one of the parameter's
+// enum values (its items' for a list) and is not one itself.
+func checkAliases(p ParamSpec) error {
+	if len(p.Aliases) == 0 {
+		return nil
+	}
+	enum := aliasTargets(p)
+	if enum == nil {
+		return fmt.Errorf("aliases need an enum of strings to stand for (on the parameter, or on its items for a list)")
+	}
+	for _, a := range p.Aliases {
+		if !slices.Contains(enum, a.To) {
+			return fmt.Errorf("alias %s stands for %q, which is not one of its values (%s)", a.From, a.To, strings.Join(enum, ", "))
+		}
+		if slices.Contains(enum, a.From) {
+			return fmt.Errorf("alias %s is one of the values itself", a.From)
+		}
+		if strings.ContainsAny(a.From, ", \t") {
+			return fmt.Errorf("alias %q may not contain a comma or a space", a.From)
+		}
+	}
+	return nil
+}
+
+// aliasTargets are the string values aliases may stand for: the enum of a
+// string parameter or of a list's items; nil when there is none.
+func aliasTargets(p ParamSpec) []string {
+	raw := p.Schema.values["enum"]
+	if p.Type() == "array" {
+		var items struct {
+			Enum json.RawMessage `json:"enum"`
+		}
+		_ = json.Unmarshal(p.Schema.values["items"], &items)
+		raw = items.Enum
+	}
+	var out []string
+	if raw == nil || json.Unmarshal(raw, &out) != nil {
+		return nil
+	}
+	return out
+}
+
+// compiles compiles a schema as the runtime's argument validator does
+// (draft 2020-12, Go's regexp for patterns).
+func compiles(schema []byte) error {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		return err
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	if err := c.AddResource("kontext:///input.json", doc); err != nil {
+		return err
+	}
+	_, err = c.Compile("kontext:///input.json")
+	return err
+}
+
 // checkDefault makes sure a default satisfies its own parameter schema, so the
 // generated decoder can never produce a value the schema would refuse.
-func checkDefault(p ParamSpec, def json.RawMessage) error {
-	schema, err := paramSchemaJSON(p, false)
+func checkDefault(p ParamSpec, args ArgumentsSpec, def json.RawMessage) error {
+	schema, err := paramSchemaJSON(p, false, args)
 	if err != nil {
 		return err
 	}

@@ -47,8 +47,9 @@ type ToolSpec struct {
 		After *Text `json:"after"`
 	} `json:"doc"`
 
-	file   string // path relative to the repository root
-	digest string // sha256 of the file
+	file   string        // path relative to the repository root
+	digest string        // sha256 of the file
+	args   ArgumentsSpec // the argument contract of the tool's toolset
 }
 
 // ParamSpec is one tool parameter: its JSON Schema keywords plus the
@@ -64,6 +65,9 @@ type ParamSpec struct {
 		Blank   bool   `json:"blank"`
 	} `json:"doc"`
 	RequiredProperties []string `json:"requiredProperties"`
+	// Aliases are other values the parameter (a list: each item) accepts,
+	// each mapped to one of its enum values, in the order declared.
+	Aliases []Alias `json:"-"`
 	// Schema holds the JSON Schema keywords of the parameter, in the order
 	// the canonical schema writes them.
 	Schema orderedSchema `json:"-"`
@@ -103,7 +107,45 @@ func (p *ParamSpec) UnmarshalJSON(b []byte) error {
 	if v, ok := all["requiredProperties"]; ok {
 		p.Schema.values["required"] = v
 	}
+	if v, ok := all["aliases"]; ok {
+		keys, vals, err := orderedObject(v)
+		if err != nil {
+			return fmt.Errorf("parameter %s: aliases: %w", p.Name, err)
+		}
+		for _, k := range keys {
+			var to string
+			if err := json.Unmarshal(vals[k], &to); err != nil {
+				return fmt.Errorf("parameter %s: alias %s: %w", p.Name, k, err)
+			}
+			p.Aliases = append(p.Aliases, Alias{From: k, To: to})
+		}
+	}
 	return nil
+}
+
+// Alias is one alternative value of a parameter and the value it stands for.
+type Alias struct{ From, To string }
+
+// maximum returns an integer parameter's maximum, if it has one.
+func (p ParamSpec) maximum() (int64, bool) {
+	return p.intKeyword("maximum")
+}
+
+// minimum returns an integer parameter's minimum, if it has one.
+func (p ParamSpec) minimum() (int64, bool) {
+	return p.intKeyword("minimum")
+}
+
+func (p ParamSpec) intKeyword(k string) (int64, bool) {
+	raw, ok := p.Schema.values[k]
+	if !ok {
+		return 0, false
+	}
+	var n int64
+	if json.Unmarshal(raw, &n) != nil {
+		return 0, false
+	}
+	return n, true
 }
 
 // Type returns the parameter's JSON type.
@@ -134,12 +176,38 @@ func (p ParamSpec) enumValues() []json.RawMessage {
 
 // ToolsetSpec is one entry of toolsets.yaml.
 type ToolsetSpec struct {
-	Name         string   `json:"name"`
-	Title        Text     `json:"title"`
-	Description  Text     `json:"description"`
-	Intro        *Text    `json:"intro"`
-	Instructions string   `json:"instructions"`
-	Order        []string `json:"tools"`
+	Name         string        `json:"name"`
+	Title        Text          `json:"title"`
+	Description  Text          `json:"description"`
+	Intro        *Text         `json:"intro"`
+	Instructions string        `json:"instructions"`
+	Order        []string      `json:"tools"`
+	Arguments    ArgumentsSpec `json:"arguments"`
+}
+
+// ArgumentsSpec is a toolset's argument contract: how invalid arguments are
+// answered and which wider forms its parameters accept.
+type ArgumentsSpec struct {
+	// Invalid is "protocol" (-32602 with data.violations) or "result" (a
+	// tool result with isError: true naming each parameter).
+	Invalid string `json:"invalid"`
+	// IntegerStrings: integer parameters also accept a string of digits.
+	IntegerStrings bool `json:"integerStrings"`
+	// ClampToMaximum: an integer above its maximum is clamped to it, with
+	// a note in the answer, instead of being refused.
+	ClampToMaximum bool `json:"clampToMaximum"`
+}
+
+// clamps reports whether p, in a toolset with this contract, is clamped.
+func (a ArgumentsSpec) clamps(p ParamSpec) bool {
+	_, hasMax := p.maximum()
+	return a.ClampToMaximum && hasMax && p.Type() == "integer" && p.enumValues() == nil
+}
+
+// widensInteger reports whether p's advertised schema is wider than its
+// plain integer type: a string of digits, or a value above the maximum.
+func (a ArgumentsSpec) widensInteger(p ParamSpec) bool {
+	return p.Type() == "integer" && (a.IntegerStrings || a.clamps(p))
 }
 
 // ServerSpec is the reference's opening and closing text.

@@ -103,7 +103,13 @@ func toolsetFiles(tree *Tree, ts ToolsetSpec, dir, pkg string) (map[string][]byt
 		if err != nil {
 			return nil, err
 		}
-		td := toolData{Spec: t, Go: goName(t.Name), Schema: goStringLiteral(string(schema))}
+		// The runtime compiles these bytes when it serves the tool; a schema
+		// it would refuse (a pattern RE2 cannot compile) fails here, at
+		// generation, not at start-up.
+		if err := compiles(schema); err != nil {
+			return nil, fmt.Errorf("%s: the input schema does not compile: %w", t.file, err)
+		}
+		td := toolData{Spec: t, Go: goName(t.Name), Schema: goStringLiteral(string(schema)), Forms: argumentForms(t), Invalid: invalidConst(t.args)}
 		if t.Output.Structured != "" {
 			i := strings.LastIndex(t.Output.Structured, ".")
 			imp, typ := t.Output.Structured[:i], t.Output.Structured[i+1:]
@@ -166,9 +172,14 @@ type toolsetData struct {
 }
 
 type toolData struct {
-	Spec        *ToolSpec
-	Go          string
-	Schema      string // Go string literal
+	Spec   *ToolSpec
+	Go     string
+	Schema string // Go string literal
+	// Forms is the Go expression of the tool's *mcp.ArgumentForms ("nil"
+	// when its arguments take no wider forms).
+	Forms string
+	// Invalid is the Go constant of how invalid arguments are answered.
+	Invalid     string
 	Description string
 	OutputType  string
 	// OutputSchema is the Go literal of the reflected output schema.
@@ -206,6 +217,54 @@ func templateVars(t string) []string {
 		out = append(out, m[1])
 	}
 	return out
+}
+
+// argumentForms renders the Go literal of a tool's wider argument forms:
+// the integers that take strings of digits or are clamped, and the aliases.
+func argumentForms(t *ToolSpec) string {
+	var ints, aliases []string
+	for _, p := range t.Params {
+		if t.args.widensInteger(p) {
+			f := []string{}
+			if t.args.IntegerStrings {
+				f = append(f, "Digits: true")
+			}
+			if t.args.clamps(p) {
+				max, _ := p.maximum()
+				f = append(f, "Clamp: true", fmt.Sprintf("Max: %d", max))
+			}
+			ints = append(ints, fmt.Sprintf("\t\t%q: {%s},\n", p.Name, strings.Join(f, ", ")))
+		}
+		if len(p.Aliases) > 0 {
+			var pairs []string
+			for _, a := range p.Aliases {
+				pairs = append(pairs, fmt.Sprintf("%q: %q", a.From, a.To))
+			}
+			aliases = append(aliases, fmt.Sprintf("\t\t%q: {%s},\n", p.Name, strings.Join(pairs, ", ")))
+		}
+	}
+	if len(ints)+len(aliases) == 0 {
+		return "nil"
+	}
+	var b strings.Builder
+	b.WriteString("&mcp.ArgumentForms{\n")
+	if len(ints) > 0 {
+		b.WriteString("\tIntegers: map[string]mcp.IntegerForm{\n" + strings.Join(ints, "") + "\t},\n")
+	}
+	if len(aliases) > 0 {
+		b.WriteString("\tAliases: map[string]map[string]string{\n" + strings.Join(aliases, "") + "\t},\n")
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+// invalidConst is the runtime's name for a toolset's invalid-arguments
+// policy.
+func invalidConst(a ArgumentsSpec) string {
+	if a.Invalid == "result" {
+		return "mcp.InvalidArgumentsToolResult"
+	}
+	return "mcp.InvalidArgumentsProtocolError"
 }
 
 // goStringLiteral quotes s as a raw string when it can, so schemas stay
@@ -272,6 +331,10 @@ var funcs = template.FuncMap{
 	"schemaConst": func(tool string) string {
 		g := goName(tool)
 		return strings.ToLower(g[:1]) + g[1:] + "InputSchema"
+	},
+	"formsVar": func(tool string) string {
+		g := goName(tool)
+		return strings.ToLower(g[:1]) + g[1:] + "Arguments"
 	},
 	"outputConst": func(tool string) string {
 		g := goName(tool)
@@ -414,6 +477,13 @@ const Name = {{quote .Toolset.Name}}
 // Description says what the toolset is for.
 const Description = {{quote .Toolset.Description.EN}}
 
+{{- range .Tools}}{{if ne .Forms "nil"}}
+
+// {{formsVar .Spec.Name}} are the wider forms {{.Spec.Name}}'s arguments take (the
+// toolset's argument contract), brought to plain values before decoding.
+var {{formsVar .Spec.Name}} = {{.Forms}}
+{{- end}}{{end}}
+
 // Toolset returns the {{.Toolset.Name}} toolset served by h. With a nil h it
 // describes the toolset (names, schemas, annotations) without serving it.
 func Toolset(h Handlers) *mcp.Toolset {
@@ -438,9 +508,11 @@ func Toolset(h Handlers) *mcp.Toolset {
 {{- if .OutputType}}
 				OutputSchema: json.RawMessage({{outputConst .Spec.Name}}),
 {{- end}}
+				InvalidArguments: {{.Invalid}},
 				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
 					in := new({{.Go}}Input)
-					if err := mcp.DecodeArguments(args, in); err != nil {
+					notes, err := mcp.DecodeArguments(args, in, {{if eq .Forms "nil"}}nil{{else}}{{formsVar .Spec.Name}}{{end}})
+					if err != nil {
 						return nil, err
 					}
 {{- if .OutputType}}
@@ -448,9 +520,11 @@ func Toolset(h Handlers) *mcp.Toolset {
 					if err != nil {
 						return nil, err
 					}
-					return mcp.StructuredResult(out)
+					res, err := mcp.StructuredResult(out)
+					return mcp.WithNotes(res, err, notes)
 {{- else}}
-					return h.{{.Go}}(ctx, in)
+					res, err := h.{{.Go}}(ctx, in)
+					return mcp.WithNotes(res, err, notes)
 {{- end}}
 				},
 			},

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/kontext-dev/kontext/gen/errcodes"
 	"github.com/kontext-dev/kontext/gen/protocol"
 )
 
@@ -27,6 +28,10 @@ func decodeParams(params json.RawMessage, into any) error {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			v = Violation{Path: "/" + strings.ReplaceAll(te.Field, ".", "/"), Message: "must be " + te.Type.String()}
+			if strings.HasPrefix(te.Value, "number ") {
+				// A number beyond float64 (1e400) anywhere in params.
+				v.Message = te.Value + " is out of range"
+			}
 		}
 		return InvalidParams(nil, v)
 	}
@@ -196,7 +201,10 @@ func (c *call) callTool() (any, error) {
 	if !ok {
 		return nil, InvalidParams(map[string]any{"tool": p.Name}, Violation{Path: "/name", Message: "unknown tool " + p.Name})
 	}
-	if vs := t.validator.validate(p.Arguments); len(vs) > 0 {
+	if vs, problems := t.validator.validate(p.Arguments); len(vs) > 0 {
+		if t.InvalidArguments == InvalidArgumentsToolResult {
+			return c.toolResult(invalidArgumentsResult(p.Name, problems)), nil
+		}
 		for i := range vs {
 			vs[i].Path = "/arguments" + vs[i].Path
 		}
@@ -205,10 +213,18 @@ func (c *call) callTool() (any, error) {
 	res, err := t.Call(c.ctx, p.Arguments)
 	if err != nil {
 		if e, ok := asProtocolError(err); ok {
+			if t.InvalidArguments == InvalidArgumentsToolResult && e.Code == errcodes.InvalidParams {
+				return c.toolResult(invalidArgumentsResult(p.Name, refusedArguments(e))), nil
+			}
 			return nil, e
 		}
 		res = ErrorResult("Error: %s", err.Error())
 	}
+	return c.toolResult(res), nil
+}
+
+// toolResult is a tool's answer as the negotiated revision shapes it.
+func (c *call) toolResult(res *ToolResult) protocol.CallToolResult {
 	if res == nil {
 		res = &ToolResult{}
 	}
@@ -222,7 +238,38 @@ func (c *call) callTool() (any, error) {
 	if res.Structured != nil && c.feat.structured {
 		out.StructuredContent = marshal(res.Structured)
 	}
-	return out, nil
+	return out
+}
+
+// invalidArgumentsResult is the tool result that answers invalid arguments
+// under InvalidArgumentsToolResult: one line an agent can act on.
+func invalidArgumentsResult(tool string, problems []string) *ToolResult {
+	return ErrorResult("Invalid arguments for %s: %s. %s did not run; call it again with the arguments corrected.", tool, strings.Join(problems, "; "), tool)
+}
+
+// refusedArguments reads the problems out of an invalid-params error a
+// handler returned, naming each argument as problems does.
+func refusedArguments(e *Error) []string {
+	var out []string
+	if data, ok := e.Data.(map[string]any); ok {
+		if vs, ok := data["violations"].([]Violation); ok {
+			for _, v := range vs {
+				tokens := strings.Split(strings.TrimPrefix(strings.TrimPrefix(v.Path, "/arguments"), "/"), "/")
+				if tokens[0] == "" {
+					out = append(out, v.Message)
+					continue
+				}
+				for i, t := range tokens {
+					tokens[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+				}
+				out = append(out, paramPath(tokens)+": "+v.Message)
+			}
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, e.Message)
+	}
+	return out
 }
 
 func (c *call) listPrompts() (any, error) {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,8 +19,10 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/kontext-dev/kontext/internal/fsroot"
+	"github.com/kontext-dev/kontext/internal/knowledge"
 	"github.com/kontext-dev/kontext/internal/mcp"
 	"github.com/kontext-dev/kontext/internal/testkit"
+	"github.com/kontext-dev/kontext/internal/toolsets"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected side of transcripts and snapshots")
@@ -36,6 +39,15 @@ var update = flag.Bool("update", false, "rewrite the expected side of transcript
 //	# sleep 1.5s   let fake time pass (timers fire: timeouts, slow tools)
 //	# reconnect    end this connection (EOF) and open a new one
 //	# comment      anything else starting with "#" is a comment
+//
+// The flag "shipped" serves the toolsets kontext ships (knowledge, repo)
+// beside the testkit, for transcripts of what their specs declare. The root
+// is no git repository: a knowledge handler that runs answers at once that
+// it needs one (in a repository it would start a file watcher, whose read
+// of inotify never counts as blocked in a bubble), and repo tools are
+// called only with arguments they refuse (an analysis would outlive the
+// bubble). What the handlers do with the arguments is tested on real
+// repositories in internal/toolsets and internal/interop.
 //
 // go test ./internal/mcp -run TestTranscripts -update rewrites the server
 // sections from what the server now says.
@@ -68,9 +80,13 @@ func runTranscript(t *testing.T, file string) {
 		t.Fatalf("%s has no client section", file)
 	}
 	dir := t.TempDir()
+	var shipped []opened
+	if slices.Contains(strings.Fields(string(sections["flags"])), "shipped") {
+		shipped = openShipped(t, dir)
+	}
 	var got []string
 	synctest.Test(t, func(t *testing.T) {
-		got = replay(t, dir, string(sections["flags"]), string(client))
+		got = replay(t, dir, string(sections["flags"]), string(client), shipped)
 	})
 	gotText := strings.Join(got, "\n")
 	if len(got) > 0 {
@@ -121,6 +137,7 @@ func options(t *testing.T, flags string) (mcp.Options, int) {
 			opts.Filter.Toolsets = strings.Split(value, ",")
 		case "tools":
 			opts.Filter.Tools = strings.Split(value, ",")
+		case "shipped":
 		default:
 			t.Fatalf("unknown flag %q", word)
 		}
@@ -128,19 +145,55 @@ func options(t *testing.T, flags string) (mcp.Options, int) {
 	return opts, maxBytes
 }
 
+// opened is a shipped toolset, the function that gives it its server, and
+// what releases it.
+type opened struct {
+	toolset *mcp.Toolset
+	attach  func(*mcp.Server)
+	close   func()
+}
+
+// openShipped opens the shipped toolsets on dir.
+func openShipped(t *testing.T, dir string) []opened {
+	t.Helper()
+	root, err := fsroot.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := knowledge.NewService(dir)
+	h := knowledge.NewHandlers(svc)
+	repoSet, _, err := toolsets.Repo().Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []opened{
+		{h.Toolset(), h.Attach, func() { svc.Close() }},
+		{repoSet, nil, func() {}},
+	}
+}
+
 // replay runs one transcript inside the bubble and returns the server lines.
-func replay(t *testing.T, dir, flags, client string) []string {
+func replay(t *testing.T, dir, flags, client string, shipped []opened) []string {
 	opts, _ := options(t, flags)
 	root, err := fsroot.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	kit := testkit.New(root)
-	srv, err := mcp.NewServer(mcp.Implementation{Name: "kontext", Title: "kontext", Version: "test"}, opts, kit.Toolset())
+	sets := []*mcp.Toolset{kit.Toolset()}
+	for _, o := range shipped {
+		sets = append(sets, o.toolset)
+	}
+	srv, err := mcp.NewServer(mcp.Implementation{Name: "kontext", Title: "kontext", Version: "test"}, opts, sets...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	kit.Attach(srv)
+	for _, o := range shipped {
+		if o.attach != nil {
+			o.attach(srv)
+		}
+	}
 
 	var (
 		mu  sync.Mutex
@@ -205,6 +258,9 @@ func replay(t *testing.T, dir, flags, client string) []string {
 		synctest.Wait()
 	}
 	closeConn(cur)
+	for _, o := range shipped {
+		o.close()
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	return append([]string(nil), out...)

@@ -50,9 +50,13 @@ type Tool struct {
 	// OutputSchema, when set, is advertised as outputSchema and the tool
 	// returns structured content that conforms to it.
 	OutputSchema json.RawMessage
+	// InvalidArguments is how arguments that fail InputSchema are answered
+	// (the toolset's spec declares it). An unknown tool is always -32602.
+	InvalidArguments InvalidArguments
 	// Call runs the tool with arguments that have already passed InputSchema.
 	// A returned *Error is a protocol error; any other error becomes a result
-	// with isError: true.
+	// with isError: true. Under InvalidArgumentsToolResult, an invalid-params
+	// *Error (an argument the handler refused) is a result with isError too.
 	Call func(ctx context.Context, args json.RawMessage) (*ToolResult, error)
 }
 

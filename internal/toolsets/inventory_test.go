@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/kontext-dev/kontext/internal/cli"
@@ -226,4 +227,75 @@ func TestKnowledgeVerbsAgree(t *testing.T) {
 	if !reflect.DeepEqual(verbs, knowledge.ToolVerbs) || !reflect.DeepEqual(args, knowledge.ToolVerbArgs) {
 		t.Errorf("the toolset's verbs %v (arguments %v) differ from knowledge.ToolVerbs %v (%v)", verbs, args, knowledge.ToolVerbs, knowledge.ToolVerbArgs)
 	}
+}
+
+// TestEveryArgumentIsBounded (issue 8.6) walks every parameter of every
+// advertised input schema, alternatives, items and fields included: a
+// string states maxLength unless it is an enum, an array maxItems, an
+// integer its range unless it is an enum — or, clamped, its minimum and a
+// description that says where it is clamped.
+func TestEveryArgumentIsBounded(t *testing.T) {
+	_, result := serve(t)
+	var list advertised
+	if err := json.Unmarshal(result, &list); err != nil {
+		t.Fatal(err)
+	}
+	type node = map[string]any
+	var walk func(where string, s node, clampNote bool)
+	walk = func(where string, s node, clampNote bool) {
+		if d, ok := s["description"].(string); ok && strings.Contains(d, "is clamped to") {
+			clampNote = true
+		}
+		for _, alt := range asList(s["anyOf"]) {
+			walk(where, alt.(node), clampNote)
+		}
+		_, enum := s["enum"]
+		switch s["type"] {
+		case "string":
+			if _, ok := s["maxLength"]; !ok && !enum {
+				t.Errorf("%s: a string without maxLength", where)
+			}
+		case "array":
+			if _, ok := s["maxItems"]; !ok {
+				t.Errorf("%s: an array without maxItems", where)
+			}
+			if items, ok := s["items"].(node); ok {
+				walk(where+"[]", items, false)
+			}
+		case "integer":
+			_, min := s["minimum"]
+			_, max := s["maximum"]
+			if !enum && !(min && (max || clampNote)) {
+				t.Errorf("%s: an integer without its range", where)
+			}
+		case "object":
+			for name, p := range asMap(s["properties"]) {
+				walk(where+"."+name, p.(node), false)
+			}
+		}
+	}
+	params := 0
+	for _, tool := range list.Tools {
+		var s node
+		if err := json.Unmarshal(tool.InputSchema, &s); err != nil {
+			t.Fatal(err)
+		}
+		for name, p := range asMap(s["properties"]) {
+			params++
+			walk(tool.Name+"."+name, p.(map[string]any), false)
+		}
+	}
+	if params < 60 {
+		t.Fatalf("only %d parameters walked", params)
+	}
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+func asMap(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
 }

@@ -2,14 +2,14 @@
 // Source: testdata/schema/prompts.yaml sha256:9a4366eacd3b50856784e427c18010260898745c7d8c818be526215e90035c56
 // Source: testdata/schema/resources.yaml sha256:1122eeec07ea8b0e8451451741ec4305f9ad83a0f5cbfa51987c9cc65da9af81
 // Source: testdata/schema/tools/testkit/add.yaml sha256:4d07fd76919183a42ff776668f0ae83b28fc9265bdc2f44d1cbce56d2deb97a5
-// Source: testdata/schema/tools/testkit/choose.yaml sha256:0389f4c16fc6a37acb2e3dfaa98a5fdb47214559f516201011af207f8f88a6f3
+// Source: testdata/schema/tools/testkit/choose.yaml sha256:976c347772c6e8259a958311c472b3785cad0ce7b8c03e6860acf16e5ffb44b2
 // Source: testdata/schema/tools/testkit/echo.yaml sha256:a86b7034ac4f46c7b2afaa7f0f4cb30460b694f366c35bba46c4dd38c21359e9
-// Source: testdata/schema/tools/testkit/fail.yaml sha256:ae93c183447ce0b5274e1df6bc36c3b53eec3192d90f12c768b6ab4f0db69eb0
-// Source: testdata/schema/tools/testkit/read_file.yaml sha256:6845bfa2b0db6702e4388c8c0bed2cef643737d2c8699bfe538dbb8a185ef195
+// Source: testdata/schema/tools/testkit/fail.yaml sha256:06718ab912c8f0cc43016a548bf6a2e2a8558fe5efe57b537b06c50aed44a0d1
+// Source: testdata/schema/tools/testkit/read_file.yaml sha256:c2fe420345271d1e11557b955550611b67d9d4a4f11740ad8c818b264a1ed8a6
 // Source: testdata/schema/tools/testkit/sleep.yaml sha256:f5a663c8683a337bb6789c173e2c7d9c535c81065e5828b1499227c94018620b
 // Source: testdata/schema/tools/testkit/toggle_bonus.yaml sha256:299143224a2e08c76b1b6c9bc7aa611df643a670f3fe3d9dd76697d51a1a11a3
-// Source: testdata/schema/tools/testkit/write_note.yaml sha256:2b2c964ec2cf29893312f584e8e5e50f88a343c8bb212b1ee0f78b4ed099df59
-// Source: testdata/schema/toolsets.yaml sha256:83c574b63f76d60e53ee4a225328b78a73281198e22d0630ef1cdfd3508be78c
+// Source: testdata/schema/tools/testkit/write_note.yaml sha256:d16d4f0b952af5ef4551f4d12e60d244914c96906efa178f132dd3e7d8c0fce3
+// Source: testdata/schema/toolsets.yaml sha256:327f96c3843194d82ffdd55ae53e7a5fa64b5cae837281e4b6eec5b667994a62
 
 package spec
 
@@ -17,13 +17,13 @@ package spec
 // advertises and the argument validator compiles.
 const (
 	addInputSchema         = `{"type":"object","properties":{"a":{"type":"number","description":"first addend"},"b":{"type":"number","description":"second addend"}},"required":["a","b"],"additionalProperties":false}`
-	chooseInputSchema      = `{"type":"object","properties":{"color":{"type":"string","description":"a colour","enum":["red","green","blue"]},"tags":{"description":"up to three tags (an array or a comma-separated string)","anyOf":[{"type":"array","items":{"type":"string"},"maxItems":3},{"type":"string"}]},"point":{"type":"object","description":"a point","properties":{"x":{"type":"integer"},"y":{"type":"integer"}},"required":["x","y"],"additionalProperties":false},"level":{"type":"integer","description":"one line, overview, whole","enum":[0,1,2],"default":1}},"required":["color"],"additionalProperties":false}`
+	chooseInputSchema      = `{"type":"object","properties":{"color":{"type":"string","description":"a colour","enum":["red","green","blue"]},"tags":{"description":"up to three tags (an array or a comma-separated string)","anyOf":[{"type":"array","items":{"type":"string","maxLength":100},"maxItems":3},{"type":"string","maxLength":302,"pattern":"^[ \\t\\r\\n,]*(?:[^, \\t\\r\\n][^,]{0,99}(?:,[ \\t\\r\\n,]*[^, \\t\\r\\n][^,]{0,99}){0,2})?[ \\t\\r\\n,]*$"}]},"point":{"type":"object","description":"a point","properties":{"x":{"type":"integer","minimum":-1000000,"maximum":1000000},"y":{"type":"integer","minimum":-1000000,"maximum":1000000}},"required":["x","y"],"additionalProperties":false},"level":{"type":"integer","description":"one line, overview, whole","enum":[0,1,2],"default":1}},"required":["color"],"additionalProperties":false}`
 	echoInputSchema        = `{"type":"object","properties":{"text":{"type":"string","description":"the text to return","maxLength":10000},"upper":{"type":"boolean","description":"upper-case it","default":false},"repeat":{"type":"integer","description":"how many times","default":1,"minimum":1,"maximum":5}},"required":["text"],"additionalProperties":false}`
-	failInputSchema        = `{"type":"object","properties":{"message":{"type":"string","description":"the failure message"}},"required":["message"],"additionalProperties":false}`
-	readFileInputSchema    = `{"type":"object","properties":{"path":{"type":"string","description":"a path relative to the root"}},"required":["path"],"additionalProperties":false}`
+	failInputSchema        = `{"type":"object","properties":{"message":{"type":"string","description":"the failure message","maxLength":10000}},"required":["message"],"additionalProperties":false}`
+	readFileInputSchema    = `{"type":"object","properties":{"path":{"type":"string","description":"a path relative to the root","maxLength":4096}},"required":["path"],"additionalProperties":false}`
 	sleepInputSchema       = `{"type":"object","properties":{"ms":{"type":"integer","description":"milliseconds to wait","minimum":0,"maximum":3600000},"steps":{"type":"integer","description":"progress steps","default":1,"minimum":1,"maximum":100}},"required":["ms"],"additionalProperties":false}`
 	toggleBonusInputSchema = `{"type":"object","properties":{},"additionalProperties":false}`
-	writeNoteInputSchema   = `{"type":"object","properties":{"name":{"type":"string","description":"note name","pattern":"^[a-z0-9-]{1,40}$"},"text":{"type":"string","description":"note text"},"dir":{"type":"string","description":"directory under the root","default":"notes"}},"required":["name","text"],"additionalProperties":false}`
+	writeNoteInputSchema   = `{"type":"object","properties":{"name":{"type":"string","description":"note name","maxLength":40,"pattern":"^[a-z0-9-]{1,40}$"},"text":{"type":"string","description":"note text","maxLength":10000},"dir":{"type":"string","description":"directory under the root","default":"notes","maxLength":4096}},"required":["name","text"],"additionalProperties":false}`
 )
 
 // The output schemas of the tools with structured results, reflected from

@@ -2,14 +2,14 @@
 // Source: testdata/schema/prompts.yaml sha256:9a4366eacd3b50856784e427c18010260898745c7d8c818be526215e90035c56
 // Source: testdata/schema/resources.yaml sha256:1122eeec07ea8b0e8451451741ec4305f9ad83a0f5cbfa51987c9cc65da9af81
 // Source: testdata/schema/tools/testkit/add.yaml sha256:4d07fd76919183a42ff776668f0ae83b28fc9265bdc2f44d1cbce56d2deb97a5
-// Source: testdata/schema/tools/testkit/choose.yaml sha256:0389f4c16fc6a37acb2e3dfaa98a5fdb47214559f516201011af207f8f88a6f3
+// Source: testdata/schema/tools/testkit/choose.yaml sha256:976c347772c6e8259a958311c472b3785cad0ce7b8c03e6860acf16e5ffb44b2
 // Source: testdata/schema/tools/testkit/echo.yaml sha256:a86b7034ac4f46c7b2afaa7f0f4cb30460b694f366c35bba46c4dd38c21359e9
-// Source: testdata/schema/tools/testkit/fail.yaml sha256:ae93c183447ce0b5274e1df6bc36c3b53eec3192d90f12c768b6ab4f0db69eb0
-// Source: testdata/schema/tools/testkit/read_file.yaml sha256:6845bfa2b0db6702e4388c8c0bed2cef643737d2c8699bfe538dbb8a185ef195
+// Source: testdata/schema/tools/testkit/fail.yaml sha256:06718ab912c8f0cc43016a548bf6a2e2a8558fe5efe57b537b06c50aed44a0d1
+// Source: testdata/schema/tools/testkit/read_file.yaml sha256:c2fe420345271d1e11557b955550611b67d9d4a4f11740ad8c818b264a1ed8a6
 // Source: testdata/schema/tools/testkit/sleep.yaml sha256:f5a663c8683a337bb6789c173e2c7d9c535c81065e5828b1499227c94018620b
 // Source: testdata/schema/tools/testkit/toggle_bonus.yaml sha256:299143224a2e08c76b1b6c9bc7aa611df643a670f3fe3d9dd76697d51a1a11a3
-// Source: testdata/schema/tools/testkit/write_note.yaml sha256:2b2c964ec2cf29893312f584e8e5e50f88a343c8bb212b1ee0f78b4ed099df59
-// Source: testdata/schema/toolsets.yaml sha256:83c574b63f76d60e53ee4a225328b78a73281198e22d0630ef1cdfd3508be78c
+// Source: testdata/schema/tools/testkit/write_note.yaml sha256:d16d4f0b952af5ef4551f4d12e60d244914c96906efa178f132dd3e7d8c0fce3
+// Source: testdata/schema/toolsets.yaml sha256:327f96c3843194d82ffdd55ae53e7a5fa64b5cae837281e4b6eec5b667994a62
 
 package spec
 
@@ -151,6 +151,18 @@ func (j *ChooseInputPoint) UnmarshalJSON(value []byte) error {
 	if err := json.Unmarshal(value, &plain); err != nil {
 		return err
 	}
+	if 1000000 < plain.X {
+		return fmt.Errorf("field %s: must be <= %v", "x", 1000000)
+	}
+	if -1000000 > plain.X {
+		return fmt.Errorf("field %s: must be >= %v", "x", -1000000)
+	}
+	if 1000000 < plain.Y {
+		return fmt.Errorf("field %s: must be <= %v", "y", 1000000)
+	}
+	if -1000000 > plain.Y {
+		return fmt.Errorf("field %s: must be >= %v", "y", -1000000)
+	}
 	*j = ChooseInputPoint(plain)
 	return nil
 }
@@ -241,6 +253,9 @@ func (j *FailInput) UnmarshalJSON(value []byte) error {
 	if err := json.Unmarshal(value, &plain); err != nil {
 		return err
 	}
+	if utf8.RuneCountInString(string(plain.Message)) > 10000 {
+		return fmt.Errorf("field %s length: must be <= %d", "message", 10000)
+	}
 	*j = FailInput(plain)
 	return nil
 }
@@ -264,6 +279,9 @@ func (j *ReadFileInput) UnmarshalJSON(value []byte) error {
 	var plain Plain
 	if err := json.Unmarshal(value, &plain); err != nil {
 		return err
+	}
+	if utf8.RuneCountInString(string(plain.Path)) > 4096 {
+		return fmt.Errorf("field %s length: must be <= %d", "path", 4096)
 	}
 	*j = ReadFileInput(plain)
 	return nil
@@ -346,8 +364,17 @@ func (j *WriteNoteInput) UnmarshalJSON(value []byte) error {
 	if v, ok := raw["dir"]; !ok || v == nil {
 		plain.Dir = "notes"
 	}
+	if utf8.RuneCountInString(string(plain.Dir)) > 4096 {
+		return fmt.Errorf("field %s length: must be <= %d", "dir", 4096)
+	}
 	if matched, _ := regexp.MatchString(`^[a-z0-9-]{1,40}$`, string(plain.Name)); !matched {
 		return fmt.Errorf("field %s pattern match: must match %s", "Name", `^[a-z0-9-]{1,40}$`)
+	}
+	if utf8.RuneCountInString(string(plain.Name)) > 40 {
+		return fmt.Errorf("field %s length: must be <= %d", "name", 40)
+	}
+	if utf8.RuneCountInString(string(plain.Text)) > 10000 {
+		return fmt.Errorf("field %s length: must be <= %d", "text", 10000)
 	}
 	*j = WriteNoteInput(plain)
 	return nil

@@ -10,7 +10,7 @@ import (
 
 	spec "github.com/kontext-dev/kontext/gen/toolsets/knowledge"
 	"github.com/kontext-dev/kontext/internal/knowledge/index"
-	"github.com/kontext-dev/kontext/internal/knowledge/secrets"
+	"github.com/kontext-dev/kontext/internal/secrets"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 	"github.com/kontext-dev/kontext/internal/mcp"
 	"github.com/kontext-dev/kontext/internal/textclip"

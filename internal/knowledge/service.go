@@ -19,7 +19,7 @@ import (
 	"github.com/kontext-dev/kontext/internal/knowledge/config"
 	"github.com/kontext-dev/kontext/internal/knowledge/index"
 	"github.com/kontext-dev/kontext/internal/knowledge/local"
-	"github.com/kontext-dev/kontext/internal/knowledge/secrets"
+	"github.com/kontext-dev/kontext/internal/secrets"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 	"github.com/kontext-dev/kontext/internal/repo"
 )

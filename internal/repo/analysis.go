@@ -16,6 +16,7 @@ import (
 	"github.com/kontext-dev/kontext/internal/repo/analyze"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 	"github.com/kontext-dev/kontext/internal/repo/scan"
+	"github.com/kontext-dev/kontext/internal/secrets"
 )
 
 // historyMaxAge is how old a history may get before an update re-reads it
@@ -312,7 +313,7 @@ func (rs *rootState) snapshot(g *model.Graph, hist *analyze.History, took time.D
 func (rs *rootState) source() analyze.Source {
 	files := rs.files
 	return func(p string) ([]byte, error) {
-		if scan.Sensitive(p) {
+		if secrets.IsSecretFile(p) {
 			return nil, fs.ErrPermission
 		}
 		return files.ReadFile(filepath.FromSlash(p))

@@ -18,7 +18,7 @@ import (
 	"strings"
 
 	"github.com/kontext-dev/kontext/internal/fsroot"
-	"github.com/kontext-dev/kontext/internal/knowledge/secrets"
+	"github.com/kontext-dev/kontext/internal/secrets"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 	"github.com/kontext-dev/kontext/internal/lazyregexp"
 	"github.com/kontext-dev/kontext/internal/linguist"

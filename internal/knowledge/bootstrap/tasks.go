@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/kontext-dev/kontext/internal/knowledge/secrets"
+	"github.com/kontext-dev/kontext/internal/secrets"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 	"github.com/kontext-dev/kontext/internal/textclip"
 )

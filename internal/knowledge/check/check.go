@@ -23,7 +23,7 @@ import (
 
 	"github.com/kontext-dev/kontext/internal/git"
 	"github.com/kontext-dev/kontext/internal/knowledge/config"
-	"github.com/kontext-dev/kontext/internal/knowledge/secrets"
+	"github.com/kontext-dev/kontext/internal/secrets"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 )
 

@@ -17,7 +17,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/kontext-dev/kontext/internal/git"
-	"github.com/kontext-dev/kontext/internal/knowledge/secrets"
+	"github.com/kontext-dev/kontext/internal/secrets"
 )
 
 // The defaults of sources.include, sources.exclude and sources.max_bytes.

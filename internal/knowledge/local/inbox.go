@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/kontext-dev/kontext/internal/atomicfile"
-	"github.com/kontext-dev/kontext/internal/knowledge/secrets"
+	"github.com/kontext-dev/kontext/internal/secrets"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 )
 

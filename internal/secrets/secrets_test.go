@@ -50,6 +50,15 @@ func TestPositives(t *testing.T) {
 		{"password in yaml", "  password: hunter2hunter2hunter2", "assigned-secret", Medium},
 		{"secret in a sentence", j("Rotate it: the secret is ", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ8kP2mNq now"), "secret-in-text", Medium},
 		{"api key in a sentence", j("and the api key ", "3fA9kQ2mZx7LpR4sT8vW1yB6nC0dE5gH."), "secret-in-text", Medium},
+		{"hex token in a sentence", j("Our API token is ", "7f3a9c2e1b4d8f6a0c5e9b3d7f1a2c4e for staging"), "secret-in-text", Medium},
+		{"npm token", j("//registry.npmjs.org/:_authToken=npm", "_", "Zk39fLq2Rv81TbW7xNc5Hy4Mg6Dp0Js8Ue2K"), "npm-token", High},
+		{"pypi token", j("password = pypi", "-AgEIcHlwaS5vcmc", "CJGQ2NjFhYmUyLWIwZDQtNGE3NC1hZjU0LTJiMmY1ZjQ0NzlkMQACKlszLCJ"), "pypi-token", High},
+		{"password in prose", "The staging password is hunter2-staging-2024.", "password-in-text", Medium},
+		{"short password in prose", "password is hunter2-Xk9q", "password-in-text", Medium},
+		{"password after a colon", "db password: Tr0ub4dor&3", "password-in-text", Medium},
+		{"passphrase", "the passphrase was 'correct-horse-battery-staple'", "password-in-text", Medium},
+		{"pwd assignment", "root pwd = s3cr3tP@ss!", "password-in-text", Medium},
+		{"password without a verb", "log in as admin with password hunter2-Xk9q", "password-in-text", Medium},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -106,6 +115,16 @@ func TestNegatives(t *testing.T) {
 		"See https://github.com/acme/shop/pull/42 for details.",
 		"eyJhbGciOiJIUzI1NiJ9 is just a header",
 		"The API key header is X-Api-Key and the secret store is AWS Secrets Manager.",
+		"password is required",
+		"the password is hashed with argon2id",
+		"the password is argon2id-hashed before it is stored",
+		"Password is at least 12 characters long.",
+		"password must be 8-64 chars",
+		"password: ${DB_PASSWORD}",
+		"the password field is optional",
+		"reset the password via /account/reset2",
+		"the token for commit 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b landed",
+		"npm_config_registry is read from the environment",
 		"",
 	} {
 		if fs := Scan(text); len(fs) != 0 {
@@ -165,18 +184,27 @@ func TestPositionsAndOverlaps(t *testing.T) {
 
 func TestIsSecretFile(t *testing.T) {
 	secret := []string{
-		".env", ".env.local", "apps/api/.env.production", ".envrc", ".env.keys",
-		"id_rsa", "home/.ssh/config", "keys/id_ed25519", "id_rsa.pub",
-		"tls/server.pem", "server.key", "cert.p12", "cert.pfx", "app.keystore", "release.jks",
+		".env", ".env.local", "apps/api/.env.production", ".envrc", ".env.keys", "deploy/prod.env", ".env~", ".env.bak",
+		"id_rsa", "home/.ssh/config", "keys/id_ed25519", "id_rsa.pub", "id_rsa~", "id_dsa", "id_ecdsa", "id_ecdsa_sk", ".ssh",
+		"tls/server.pem", "server.key", "tls.crt", "k8s/tls.crt", "cert.p12", "cert.pfx", "app.keystore", "release.jks", "AuthKey_ABC.p8",
 		"infra/terraform.tfstate", "infra/terraform.tfstate.backup", "infra/prod.tfvars", "x.tfvars.json",
-		"credentials.json", ".npmrc", ".pypirc", ".netrc", ".git-credentials", ".htpasswd",
-		"service-account.json", "gcp/service-account-prod.json", "my-service_account.json",
-		"config/secrets.yml", "k8s/app-secret.yaml", "secrets.json", "client_secret.json", `C:\Users\me\.env`,
+		"credentials.json", "credentials.yaml", "credentials.yml", "credentials.txt", "credentials.csv", "credentials",
+		".cargo/credentials.toml", ".cargo/credentials", ".aws/credentials", ".aws/config", ".gem/credentials",
+		".npmrc", ".pypirc", ".netrc", "_netrc", ".git-credentials", ".htpasswd", "auth.json", ".pgpass",
+		".gnupg/pubring.kbx", "home/.gnupg/private-keys-v1.d/x.key", ".docker/config.json", ".dockercfg",
+		".kube/config", "kubeconfig", "kubeconfig.yaml", "clusters/prod.kubeconfig", ".vault-token", ".s3cfg", ".my.cnf",
+		".config/gcloud/application_default_credentials.json", ".azure/accessTokens.json", ".terraformrc",
+		"service-account.json", "service_account.json", "gcp/service-account-prod.json", "my-service_account.json",
+		"config/secrets.yml", "k8s/app-secret.yaml", "secrets.json", "client_secret.json", "passwords.txt", "secret",
+		"deploy/secrets/db-password", "vagrant/insecure_private_key", `C:\Users\me\.env`, " .env", ".env ", "Cmd/App/../../.ENV",
+		"release.keystore.orig", "#.env#", "..env.swp", "db.kdbx",
 	}
 	public := []string{
-		".env.example", ".env.sample", ".env.template", ".env.dist", "apps/api/.env.local.example",
-		"src/main.go", "README.md", "docs/secrets.md", "internal/secrets/secrets.go", "keyboard.ts",
-		"service-account.md", "environment.ts", "src/env.go", "monkey.go",
+		".env.example", ".env.sample", ".env.template", ".env.dist", "apps/api/.env.local.example", "example.env",
+		"credentials.example.json", "src/main.go", "README.md", "docs/secrets.md", "internal/secrets/secrets.go", "keyboard.ts",
+		"service-account.md", "environment.ts", "src/env.go", "monkey.go", ".envoy.yaml", "credentials.go", "SecretStore.java",
+		"docs/credentials.md", "token.go", "kube/config.go", ".docker/daemon.json", "cmd/app/config.json", ".secrets.baseline",
+		"pkg/secret/secret.go", "internal/secrets/files.go", "",
 	}
 	for _, p := range secret {
 		if !IsSecretFile(p) {
@@ -186,6 +214,38 @@ func TestIsSecretFile(t *testing.T) {
 	for _, p := range public {
 		if IsSecretFile(p) {
 			t.Errorf("%s should not be a secret file", p)
+		}
+	}
+}
+
+func TestSecretContent(t *testing.T) {
+	secret := map[string]string{
+		"private-key":         j("notes\n-----BEGIN RSA ", "PRIVATE KEY-----\n", pemBody, "-----END RSA ", "PRIVATE KEY-----\n"),
+		"gcp-service-account": j(`{"type": "service_account", "project_id": "p", "private_key`, `_id": "x", "client_email": "a@b"}`),
+		"kubeconfig": j("apiVersion: v1\nkind: Config\nclusters: []\nusers:\n- name: admin\n  user:\n    client-key-data: ",
+			"LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQo=\n"),
+		"docker-auth":     j(`{"auths": {"registry.example.com": {"auth": "`, `YWRtaW46aHVudGVyMg=="}}}`),
+		"npm-auth":        j("registry=https://registry.npmjs.org/\n//registry.npmjs.org/:_authToken=", "npm_Zk39fLq2Rv81TbW7xNc5Hy4Mg6Dp0Js8Ue2K\n"),
+		"netrc":           j("machine api.github.com\n  login me\n  password ", "ghp_secretvalue\n"),
+		"pypirc":          j("[distutils]\nindex-servers = pypi\n\n[pypi]\nusername = __token__\npassword = ", "pypi-AgEIcHlwaS5vcmc\n"),
+		"aws-credentials": j("[default]\naws_access_key_id = x\naws_secret_access_key = ", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ8kP2mNqL\n"),
+	}
+	for want, text := range secret {
+		if got := SecretContent([]byte(text)); got != want {
+			t.Errorf("%s: got %q for %q", want, got, text)
+		}
+	}
+	for _, text := range []string{
+		"package main\n\nfunc main() {}\n",
+		j("Keys start with -----BEGIN RSA ", "PRIVATE KEY----- and we never commit them."),
+		"registry=https://registry.npmjs.org/\n//registry.npmjs.org/:_authToken=${NPM_TOKEN}\n",
+		"apiVersion: v1\nkind: Config\nusers:\n- name: x\n  user:\n    exec:\n      command: gke-gcloud-auth-plugin\n",
+		`{"auths": {"ghcr.io": {}}, "credsStore": "desktop"}`,
+		"the machine learning password reset flow",
+		"",
+	} {
+		if got := SecretContent([]byte(text)); got != "" {
+			t.Errorf("%q taken for a secret file (%s)", text, got)
 		}
 	}
 }

@@ -23,8 +23,8 @@ import (
 
 	"github.com/kontext-dev/kontext/internal/git"
 	"github.com/kontext-dev/kontext/internal/knowledge/config"
-	"github.com/kontext-dev/kontext/internal/secrets"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
+	"github.com/kontext-dev/kontext/internal/secrets"
 )
 
 // Target is the knowledge of one work tree.

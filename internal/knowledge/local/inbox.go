@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/kontext-dev/kontext/internal/atomicfile"
-	"github.com/kontext-dev/kontext/internal/secrets"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
+	"github.com/kontext-dev/kontext/internal/secrets"
 )
 
 // Visibility of a capture.

@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"fmt"
 	"path"
 	"strings"
 )
@@ -201,4 +202,26 @@ func dataExt(ext string) bool {
 		return true
 	}
 	return false
+}
+
+// maxNamed is how many left-out paths a note names.
+const maxNamed = 10
+
+// LeftOut is the line a view that dropped secret files says so with:
+// "1 secret file left out: .env", "" when it dropped none.
+func LeftOut(paths []string) string {
+	if len(paths) == 0 {
+		return ""
+	}
+	word := "files"
+	if len(paths) == 1 {
+		word = "file"
+	}
+	named := paths
+	more := ""
+	if len(named) > maxNamed {
+		named = named[:maxNamed]
+		more = fmt.Sprintf(" (+%d more)", len(paths)-maxNamed)
+	}
+	return fmt.Sprintf("%d secret %s left out: %s%s", len(paths), word, strings.Join(named, ", "), more)
 }

@@ -99,10 +99,13 @@ func (h *Handlers) GetRevisionDiff(ctx context.Context, in *spec.GetRevisionDiff
 	}
 	res := &results.RevisionDiff{
 		SchemaVersion: model.SchemaVersion, Base: diff.Base, Revision: diff.Revision,
-		Files: diff.Files, Modules: diff.Modules, HasChanges: diff.HasChanges,
+		Files: diff.Files, Modules: diff.Modules, HasChanges: diff.HasChanges, SecretFilesLeftOut: diff.SecretFiles,
 	}
 	if diff.Truncated {
 		addTruncated(&res.Truncated, "files")
+	}
+	if diff.SecretsCut {
+		addTruncated(&res.Truncated, "secretFilesLeftOut")
 	}
 	return shape(res, full(in.Detail)), nil
 }
@@ -122,9 +125,13 @@ func (h *Handlers) GetRevisionSnapshot(ctx context.Context, in *spec.GetRevision
 	res := &results.RevisionSnapshot{
 		SchemaVersion: model.SchemaVersion, Revision: s.Revision, SHA: s.SHA, Author: s.Author, Date: s.Date,
 		Subject: s.Subject, FileCount: s.FileCount, Files: s.Files, Languages: s.Languages, Modules: s.Modules,
+		SecretFilesLeftOut: s.SecretFiles,
 	}
 	if s.Truncated {
 		addTruncated(&res.Truncated, "files")
+	}
+	if s.SecretsCut {
+		addTruncated(&res.Truncated, "secretFilesLeftOut")
 	}
 	return shape(res, full(in.Detail)), nil
 }

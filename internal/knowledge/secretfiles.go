@@ -2,6 +2,7 @@ package knowledge
 
 import (
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -60,4 +61,25 @@ func (o *opened) secretContent(rel string) string {
 	buf := make([]byte, min(info.Size(), maxContentCheck))
 	n, _ := io.ReadFull(f, buf)
 	return secrets.SecretContent(buf[:n])
+}
+
+// readShown reads a file under the root whose text a tool shows (the
+// README's first paragraph, an AGENTS.md): never a secret file, whatever
+// the name it is asked by (README.md may be a symlink to .env).
+func (o *opened) readShown(name string) ([]byte, error) {
+	rel, err := o.root.Rel(name)
+	if err != nil {
+		return nil, err
+	}
+	if secrets.IsSecretFile(name) || secrets.IsSecretFile(rel) {
+		return nil, fs.ErrPermission
+	}
+	data, err := o.root.ReadFile(rel)
+	if err != nil {
+		return nil, err
+	}
+	if secrets.SecretContent(data) != "" {
+		return nil, fs.ErrPermission
+	}
+	return data, nil
 }

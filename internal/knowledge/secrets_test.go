@@ -234,3 +234,24 @@ func TestSearchLeavesSecretFilesOut(t *testing.T) {
 		}
 	}
 }
+
+// The brief quotes the README and the agents' rule files: never a secret
+// file behind those names.
+func TestBriefNeverQuotesSecretFiles(t *testing.T) {
+	dir, h, _, _ := secretRepo(t)
+	os.Remove(filepath.Join(dir, "README.md"))
+	for _, link := range []string{"README.md", "AGENTS.md"} {
+		if err := os.Symlink(".env", filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, dir, "CLAUDE.md", "Keys:\n\n"+pemKey)
+	text, ok := call(t, h, "ctx_brief", map[string]any{})
+	if !ok {
+		t.Fatal(text)
+	}
+	leaks(t, "ctx_brief", text)
+	if strings.Contains(text, "STRIPE_SECRET_KEY") {
+		t.Errorf("the brief quotes .env through a symlink:\n%s", text)
+	}
+}

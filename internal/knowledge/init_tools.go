@@ -91,7 +91,7 @@ func (h *Handlers) CtxInitSubmit(ctx context.Context, in *spec.CtxInitSubmitInpu
 	}
 	res, err := p.Submit(ctx, sub)
 	if err != nil {
-		return nil, err
+		return nil, failure(err)
 	}
 	h.changed()
 	var b strings.Builder
@@ -103,6 +103,9 @@ func (h *Handlers) CtxInitSubmit(ctx context.Context, in *spec.CtxInitSubmitInpu
 			fmt.Fprintf(&b, "Replaced this task's earlier entries: %s.\n", strings.Join(res.Removed, ", "))
 		}
 		fmt.Fprintf(&b, "Wrote %s. Review and commit them with the change (ctx_prepare_commit).\n", strings.Join(res.Written, ", "))
+	}
+	if len(res.Redacted) > 0 {
+		b.WriteString(redactedLine(res.Redacted))
 	}
 	tasks, prog, err := p.Tasks(ctx)
 	if err == nil {

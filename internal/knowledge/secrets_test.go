@@ -255,3 +255,114 @@ func TestBriefNeverQuotesSecretFiles(t *testing.T) {
 		t.Errorf("the brief quotes .env through a symlink:\n%s", text)
 	}
 }
+
+// storeFiles returns the text of every file under .ai/, joined.
+func storeFiles(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	filepath.Walk(filepath.Join(dir, ".ai"), func(p string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			data, _ := os.ReadFile(p)
+			b.WriteString("== " + p + "\n" + string(data) + "\n")
+		}
+		return nil
+	})
+	return b.String()
+}
+
+// Regression (issue 8.3): the bootstrap copied a token in the README's
+// first paragraph into overview.md and .ai/README.md, and
+// ctx_init_submit wrote what it was given. Both redact every value.
+func TestBootstrapAndSubmissionsAreRedacted(t *testing.T) {
+	ghToken := "ghp" + "_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5b"
+	dir := t.TempDir()
+	gitCmd(t, dir, "init", "-q", "-b", "main")
+	writeFile(t, dir, "README.md", "# shop\n\nThe shop; deploys use the token "+ghToken+" for now.\n")
+	writeFile(t, dir, "package.json", `{"name": "shop", "description": "billing with `+stripeKey+`"}`)
+	for i, name := range []string{"a", "b", "c", "d"} {
+		writeFile(t, dir, "src/"+name+".ts", "export const x"+string(rune('0'+i))+" = 1\n")
+	}
+	gitCmd(t, dir, "add", ".")
+	gitCmd(t, dir, "commit", "-q", "-m", "shop")
+	svc := NewService(dir)
+	svc.getenv = func(k string) string {
+		if k == "KONTEXT_CONFIG_DIR" {
+			return filepath.Join(dir, ".no-user-config")
+		}
+		return ""
+	}
+	t.Cleanup(func() { svc.Close() })
+	h := NewHandlers(svc)
+	if text, ok := call(t, h, "ctx_init", map[string]any{"bootstrap": true}); !ok {
+		t.Fatal(text)
+	}
+	files := storeFiles(t, dir)
+	if strings.Contains(files, ghToken) || strings.Contains(files, stripeKey) || !strings.Contains(files, "[redacted:") {
+		t.Fatalf("the bootstrap copied a secret into the store:\n%s", files)
+	}
+
+	text, ok := call(t, h, "ctx_init_submit", map[string]any{"task_id": "purpose",
+		"overview": "The shop sells things; the admin password is hunter2-Xk9q.", "summary": "A shop using " + stripeKey})
+	if !ok || !strings.Contains(text, "Redacted 2 secret(s)") {
+		t.Fatalf("purpose: %s", text)
+	}
+	files = storeFiles(t, dir)
+	for _, s := range []string{stripeKey, "hunter2-Xk9q"} {
+		if strings.Contains(files, s) {
+			t.Errorf("the purpose submission wrote %q:\n%s", s, files)
+		}
+	}
+	// A skipped task's reason is kept locally: redacted too.
+	if text, ok := call(t, h, "ctx_init_submit", map[string]any{"task_id": "mod:src", "skip": true, "reason": "uses " + stripeKey}); !ok || !strings.Contains(text, "Redacted 1") {
+		t.Errorf("skip: %s", text)
+	}
+}
+
+// Every field of a decision and a learning is redacted.
+func TestSubmittedDecisionsAreRedacted(t *testing.T) {
+	ghToken := "ghp" + "_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5b"
+	dir := t.TempDir()
+	gitCmd(t, dir, "init", "-q", "-b", "main")
+	writeFile(t, dir, "README.md", "# shop\n\nA shop.\n")
+	writeFile(t, dir, "package.json", `{"name": "shop", "dependencies": {"braintree": "1"}}`)
+	writeFile(t, dir, "src/pay.ts", "export const pay = 1\n")
+	gitCmd(t, dir, "add", ".")
+	gitCmd(t, dir, "commit", "-q", "-m", "shop")
+	for i := range 3 {
+		writeFile(t, dir, "package.json", `{"name": "shop", "dependencies": {"stripe": "`+string(rune('1'+i))+`"}}`)
+		writeFile(t, dir, "src/pay.ts", "export const pay = "+string(rune('2'+i))+"\n")
+		gitCmd(t, dir, "commit", "-qam", "refactor!: switch payments from Braintree to Stripe\n\nWe decided to replace Braintree because the fees are lower; this changes refunds and every caller must pass a currency from now on, which is a breaking change for the mobile app and the admin tools alike.")
+	}
+	svc := NewService(dir)
+	svc.getenv = func(k string) string {
+		if k == "KONTEXT_CONFIG_DIR" {
+			return filepath.Join(dir, ".no-user-config")
+		}
+		return ""
+	}
+	t.Cleanup(func() { svc.Close() })
+	h := NewHandlers(svc)
+	text, ok := call(t, h, "ctx_init", map[string]any{"bootstrap": true, "count": 5})
+	if !ok {
+		t.Fatal(text)
+	}
+	i := strings.Index(text, "dec:")
+	if i < 0 {
+		t.Fatalf("no decision task:\n%s", text)
+	}
+	task := strings.Fields(text[i:])[0]
+	task = strings.TrimRight(task, ".,:;)`")
+	s := " " + stripeKey
+	text, ok = call(t, h, "ctx_init_submit", map[string]any{"task_id": task,
+		"decisions": []map[string]any{{"title": "Use Stripe" + s, "decision": "Stripe" + s, "summary": "sum" + s, "context": "ctx" + s,
+			"consequences": "cons" + s, "paths": []string{"src" + s}, "commits": []string{ghToken}, "tags": []string{"pay" + s}}},
+		"learnings": []map[string]any{{"title": "Refunds" + s, "body": "body" + s, "paths": []string{"src/" + ghToken}, "tags": []string{ghToken}}},
+	})
+	if !ok {
+		t.Fatalf("%s: %s", task, text)
+	}
+	files := storeFiles(t, dir)
+	if strings.Contains(files, stripeKey) || strings.Contains(files, ghToken) || !strings.Contains(text, "Redacted 12 secret(s)") {
+		t.Errorf("%s\nthe store:\n%s", text, files)
+	}
+}

@@ -120,23 +120,16 @@ func (s *State) Capture(ctx context.Context, c Capture) (*Captured, error) {
 	if err != nil {
 		return nil, err
 	}
-	var redacted []secrets.Finding
-	clean := func(text string) string {
-		if !s.Config.Capture.Redact {
-			redacted = append(redacted, scanner.Scan(text)...)
-			return text
-		}
-		out, fs := scanner.Redact(text)
-		redacted = append(redacted, fs...)
-		return out
+	// Every value goes into the same file: each is redacted (or weighed
+	// for refusal) like the body.
+	clean := secrets.NewRedactor(scanner, !s.Config.Capture.Redact)
+	title, body, summary = clean.Text(title), clean.Text(body), clean.Text(summary)
+	c.Tags, c.Paths, c.Supersedes, c.Commits = clean.List(c.Tags), clean.List(c.Paths), clean.List(c.Supersedes), clean.List(c.Commits)
+	c.Author, c.Source, c.Status, c.Origin = clean.Text(c.Author), clean.Text(c.Source), clean.Text(c.Status), clean.Text(c.Origin)
+	if refused := clean.Refused(); refused != nil {
+		return nil, &SecretError{Findings: refused}
 	}
-	title, body, summary = clean(title), clean(body), clean(summary)
-	if !s.Config.Capture.Redact {
-		if secrets.HasHigh(redacted) {
-			return nil, &SecretError{Findings: redacted}
-		}
-		redacted = nil
-	}
+	redacted := clean.Redacted()
 
 	status := ""
 	switch {
@@ -157,7 +150,7 @@ func (s *State) Capture(ctx context.Context, c Capture) (*Captured, error) {
 	}
 	var commits []string
 	for _, sha := range cleanList(c.Commits) {
-		if len(sha) > 12 {
+		if len(sha) > 12 && !strings.Contains(sha, "[redacted:") {
 			sha = sha[:12]
 		}
 		commits = append(commits, sha)

@@ -19,12 +19,12 @@ import (
 // are validated exactly as they are for an agent. It prints the result's
 // text; a tool error goes to stderr with exit status 1, a refused call
 // (invalid arguments) with exit status 2.
-func runCall(c *cli.Context, factories []ToolsetFactory, tool string, flags []cli.Flag) error {
-	return runCallWith(c, factories, tool, flags, "", "")
+func runCall(c *cli.Context, p Program, tool string, flags []cli.Flag) error {
+	return runCallWith(c, p, tool, flags, "", "")
 }
 
 // runCallWith is runCall with one argument given positionally.
-func runCallWith(c *cli.Context, factories []ToolsetFactory, tool string, flags []cli.Flag, argName, argValue string) error {
+func runCallWith(c *cli.Context, p Program, tool string, flags []cli.Flag, argName, argValue string) error {
 	args := map[string]json.RawMessage{}
 	if argName != "" && argValue != "" {
 		v, _ := json.Marshal(argValue)
@@ -45,7 +45,7 @@ func runCallWith(c *cli.Context, factories []ToolsetFactory, tool string, flags 
 		args[k] = v
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	b, err := buildServer(c, factories, mcp.Options{}, log)
+	b, err := buildServer(c, p, mcp.Options{}, log)
 	if err != nil {
 		return err
 	}

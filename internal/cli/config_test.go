@@ -11,7 +11,7 @@ import (
 // in a process of its own, exactly as a shell would.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"kontext": func() { os.Exit(Main(os.Args, nil, os.Stdout, os.Stderr)) },
+		"kontext": func() { os.Exit(Main(os.Args, Program{}, os.Stdout, os.Stderr)) },
 	})
 }
 

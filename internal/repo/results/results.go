@@ -199,7 +199,10 @@ type ModuleHistory struct {
 	Module        string                 `json:"module,omitempty"`
 	Signals       *model.ModuleGit       `json:"signals,omitempty"`
 	Commits       []analyze.HistoryEntry `json:"commits"`
-	Truncated     []string               `json:"truncated,omitempty"`
+	// SecretFilesLeftOut are secret files the commits touched, never
+	// listed in their files.
+	SecretFilesLeftOut []string `json:"secretFilesLeftOut,omitempty"`
+	Truncated          []string `json:"truncated,omitempty"`
 }
 
 // Architecture is the module graph with roles, cycles and violations.

@@ -24,10 +24,24 @@ type OutputFilter interface {
 }
 
 // filterResult passes a tool result through f: its content blocks and its
-// structured content, each still valid JSON.
-func filterResult(f OutputFilter, content []json.RawMessage, structured json.RawMessage) ([]json.RawMessage, json.RawMessage) {
+// structured content, each still valid JSON. mirror is the block
+// StructuredResult made of the structured content, if any.
+func filterResult(f OutputFilter, content []json.RawMessage, structured, mirror json.RawMessage) ([]json.RawMessage, json.RawMessage) {
+	filtered := filterJSON(f, structured)
 	copied := false
 	for i, block := range content {
+		if len(block) > 0 && len(block) == len(mirror) && &block[0] == &mirror[0] && structured != nil {
+			// The text block that carries the structured content for
+			// clients that read text: filtered once, as the document.
+			if filtered != nil {
+				if !copied {
+					content = append([]json.RawMessage(nil), content...)
+					copied = true
+				}
+				content[i] = TextBlock(string(filtered))
+			}
+			continue
+		}
 		if out := filterJSON(f, block); out != nil {
 			if !copied {
 				content = append([]json.RawMessage(nil), content...) // a handler's slice is never changed
@@ -36,8 +50,8 @@ func filterResult(f OutputFilter, content []json.RawMessage, structured json.Raw
 			content[i] = out
 		}
 	}
-	if out := filterJSON(f, structured); out != nil {
-		structured = out
+	if filtered != nil {
+		structured = filtered
 	}
 	return content, structured
 }
@@ -102,7 +116,9 @@ func filterJSON(f OutputFilter, raw []byte) []byte {
 			continue
 		}
 		var s string
-		if err := json.Unmarshal(lit, &s); err != nil {
+		if !bytes.ContainsRune(lit, '\\') {
+			s = string(lit[1 : len(lit)-1])
+		} else if err := json.Unmarshal(lit, &s); err != nil {
 			return nil
 		}
 		next := ""

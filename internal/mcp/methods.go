@@ -223,7 +223,7 @@ func (c *call) callTool() (any, error) {
 		out.StructuredContent = marshal(res.Structured)
 	}
 	if f := c.ss.srv.opts.OutputFilter; f != nil {
-		out.Content, out.StructuredContent = filterResult(f, out.Content, out.StructuredContent)
+		out.Content, out.StructuredContent = filterResult(f, out.Content, out.StructuredContent, res.mirror)
 	}
 	return out, nil
 }

@@ -1,18 +1,15 @@
 package secrets
 
-import (
-	"bytes"
-	"sort"
-	"sync"
-)
-
 // Filter is a scanner as the filter every answer of the MCP server passes
 // on its way out (mcp.OutputFilter): values are replaced by
 // [redacted:<rule>], the rest is kept.
 type Filter struct {
 	scanner *Scanner
-	hints   [][]byte // every rule's hints; nil when a rule runs always
-	always  bool
+	// hints are every rule's literals, lower case, by their first two
+	// bytes; pairs marks those pairs. always is set when a rule has none.
+	hints  map[uint16][][]byte
+	pairs  [1 << 16 / 64]uint64
+	always bool
 }
 
 // NewFilter returns the output filter of s (the built-in rules when nil).
@@ -20,52 +17,72 @@ func NewFilter(s *Scanner) *Filter {
 	if s == nil {
 		s = defaultScanner()
 	}
-	f := &Filter{scanner: s}
+	f := &Filter{scanner: s, hints: map[uint16][][]byte{}}
 	seen := map[string]bool{}
 	for _, r := range s.rules {
 		if r.hints == nil {
-			f.always = true // a configured pattern: no literal to look for
+			f.always = true // a configured pattern without a literal
 		}
 		for _, h := range r.hints {
-			if !seen[h] {
-				seen[h] = true
-				f.hints = append(f.hints, []byte(h))
+			if len(h) < 2 {
+				f.always = true
+				continue
 			}
+			if seen[h] {
+				continue
+			}
+			seen[h] = true
+			k := pair(h[0], h[1])
+			f.hints[k] = append(f.hints[k], []byte(h))
+			f.pairs[k/64] |= 1 << (k % 64)
 		}
 	}
-	// Shorter hints first: the common ones ("key", "sk-") end the search
-	// early in text that holds them.
-	sort.Slice(f.hints, func(i, j int) bool { return len(f.hints[i]) < len(f.hints[j]) })
 	return f
 }
 
-var lowerBufs = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+func lowerByte(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+func pair(a, b byte) uint16 { return uint16(lowerByte(a))<<8 | uint16(lowerByte(b)) }
 
 // Suspect reports whether text holds a literal one of the rules needs
-// (ASCII case ignored): without one, no rule can match.
+// (ASCII case ignored): without one, no rule can match. It reads text
+// once, looking up each pair of bytes in a bit set, so it costs about as
+// much as copying the text.
 func (f *Filter) Suspect(text []byte) bool {
 	if f.always {
 		return true
 	}
-	bp := lowerBufs.Get().(*[]byte)
-	lower := append((*bp)[:0], text...)
-	for i, c := range lower {
-		if c >= 'A' && c <= 'Z' {
-			lower[i] = c + 'a' - 'A'
+	for i := 0; i+1 < len(text); i++ {
+		k := pair(text[i], text[i+1])
+		if f.pairs[k/64]&(1<<(k%64)) == 0 {
+			continue
+		}
+		for _, h := range f.hints[k] {
+			if hasPrefixFold(text[i:], h) {
+				return true
+			}
 		}
 	}
-	found := false
-	for _, h := range f.hints {
-		if bytes.Contains(lower, h) {
-			found = true
-			break
+	return false
+}
+
+// hasPrefixFold reports whether s starts with the lower-case h, ASCII case
+// ignored.
+func hasPrefixFold(s, h []byte) bool {
+	if len(s) < len(h) {
+		return false
+	}
+	for i, c := range h {
+		if lowerByte(s[i]) != c {
+			return false
 		}
 	}
-	if cap(lower) <= 1<<20 {
-		*bp = lower
-		lowerBufs.Put(bp)
-	}
-	return found
+	return true
 }
 
 // Redact replaces the secrets in text.

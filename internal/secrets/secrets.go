@@ -74,6 +74,10 @@ type rule struct {
 	// line says that a match never spans lines, so the rule runs only on
 	// the lines that hold a hint.
 	line bool
+	// needs are bytes one of which every match's line holds (an
+	// assignment's "=" or ":", a sentence's space): a line without runs no
+	// expression.
+	needs string
 }
 
 // builtinRules compiles the rules on first use: every run of the binary
@@ -84,7 +88,7 @@ var builtinRules = sync.OnceValue(func() []rule {
 		{name: "gcp-service-account", severity: High, re: regexp.MustCompile(`"private_key_id"[ \t]*:[ \t]*"([0-9a-f]{40})"`), group: 1, hints: []string{`"private_key_id"`}},
 		{name: "private-key", severity: High, find: findPrivateKeys, hints: []string{"private key"}},
 		{name: "aws-access-key", severity: High, re: regexp.MustCompile(`\b((?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16})\b`), group: 1, valid: notPlaceholder, hints: []string{"akia", "asia", "abia", "acca"}},
-		{name: "aws-secret-key", severity: High, re: regexp.MustCompile(`(?i)\baws_?secret_?(?:access_?)?key["']?[ \t]*[:=][ \t]*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`), group: 1, valid: func(v string) bool { return notPlaceholder(v) && mixed(v) >= 2 }, hints: []string{"aws"}, line: true},
+		{name: "aws-secret-key", severity: High, re: regexp.MustCompile(`(?i)\baws_?secret_?(?:access_?)?key["']?[ \t]*[:=][ \t]*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`), group: 1, valid: func(v string) bool { return notPlaceholder(v) && mixed(v) >= 2 }, hints: []string{"aws"}, line: true, needs: ":="},
 		{name: "github-token", severity: High, re: regexp.MustCompile(`\b(gh[pousr]_[A-Za-z0-9]{36,255})\b`), group: 1, hints: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}},
 		{name: "github-pat", severity: High, re: regexp.MustCompile(`\b(github_pat_[A-Za-z0-9_]{50,255})\b`), group: 1, hints: []string{"github_pat_"}},
 		{name: "gitlab-token", severity: High, re: regexp.MustCompile(`\b(gl(?:pat|dt|ptt|rt)-[A-Za-z0-9_-]{20,})`), group: 1, valid: notPlaceholder, hints: []string{"glpat-", "gldt-", "glptt-", "glrt-"}},
@@ -98,20 +102,20 @@ var builtinRules = sync.OnceValue(func() []rule {
 		{name: "npm-token", severity: High, re: regexp.MustCompile(`\b(npm_[A-Za-z0-9]{36})\b`), group: 1, valid: func(v string) bool { return notPlaceholder(v) && hasDigit(v) }, hints: []string{"npm_"}},
 		{name: "pypi-token", severity: High, re: regexp.MustCompile(`\b(pypi-AgE[A-Za-z0-9_-]{50,})`), group: 1, hints: []string{"pypi-age"}},
 		{name: "dotenv-vault", severity: High, re: regexp.MustCompile(`(dotenv://:key_[0-9a-f]{32,}@[^\s"'` + "`" + `]+)`), group: 1, hints: []string{"dotenv://"}},
-		{name: "bearer-token", severity: High, re: regexp.MustCompile(`(?i)\bauthorization["']?[ \t]*[:=][ \t]*["']?bearer[ \t]+([A-Za-z0-9._~+/=-]{16,})`), group: 1, valid: notPlaceholder, hints: []string{"bearer"}, line: true},
-		{name: "url-credentials", severity: High, re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@"'` + "`" + `]{1,64}:([^/\s:@"'` + "`" + `]{6,128})@[^\s/"'` + "`" + `]+`), group: 1, valid: notPlaceholder, hints: []string{"://"}, line: true},
+		{name: "bearer-token", severity: High, re: regexp.MustCompile(`(?i)\bauthorization["']?[ \t]*[:=][ \t]*["']?bearer[ \t]+([A-Za-z0-9._~+/=-]{16,})`), group: 1, valid: notPlaceholder, hints: []string{"bearer"}, line: true, needs: " \t"},
+		{name: "url-credentials", severity: High, re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@"'` + "`" + `]{1,64}:([^/\s:@"'` + "`" + `]{6,128})@[^\s/"'` + "`" + `]+`), group: 1, valid: notPlaceholder, hints: []string{"://"}, line: true, needs: "@"},
 		{name: "google-api-key", severity: Medium, re: regexp.MustCompile(`\b(AIza[0-9A-Za-z_-]{35})`), group: 1, valid: notPlaceholder, hints: []string{"aiza"}},
 		{name: "jwt", severity: Medium, re: regexp.MustCompile(`\b(eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})`), group: 1, hints: []string{"eyj"}},
 		{name: "assigned-secret", severity: Medium, re: regexp.MustCompile(`(?i)\b[A-Za-z0-9_.-]*(?:api[_-]?key|secret|token|passw(?:or)?d|pwd|access[_-]?key|auth[_-]?key|private[_-]?key|credentials?)[A-Za-z0-9_.-]*["']?[ \t]*(?::|=|:=)[ \t]*["']?([^\s"'` + "`" + `,;]{12,})`), group: 1, valid: assignedValue,
-			hints: []string{"key", "secret", "token", "passw", "pwd", "credential"}, line: true},
+			hints: []string{"key", "secret", "token", "passw", "pwd", "credential"}, line: true, needs: ":="},
 		// Notes put secrets into sentences: "the secret is …", "rotate the api key …".
 		{name: "secret-in-text", severity: Medium, re: regexp.MustCompile(`(?i)\b(?:secret|token|password|passwd|passphrase|api[ _-]?key|access[ _-]?key|private[ _-]?key|credentials?)\b(?:[ \t]+(?:is|was|of|for|value|key|now|to|became|:|=)){0,3}[ \t]+["'` + "`" + `]?([A-Za-z0-9/+_=-]{20,})`), group: 1, valid: func(v string) bool {
 			return notPlaceholder(v) && (looksRandom(v) || hexToken(v))
-		}, hints: []string{"secret", "token", "passw", "passphrase", "key", "credential"}, line: true},
+		}, hints: []string{"secret", "token", "passw", "passphrase", "key", "credential"}, line: true, needs: " \t"},
 		// People's passwords are short and made of words: "the password is
 		// hunter2-staging", "pwd = Tr0ub4dor&3".
 		{name: "password-in-text", severity: Medium, re: regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase|passcode|pwd)\b(?:[ \t]+(?:is|was|now|became|remains|still|set[ \t]+to|=|:))*[ \t]*[:=]?[ \t]+["'` + "`" + `]?([^\s"'` + "`" + `]{8,64})`), group: 1, valid: humanPassword,
-			hints: []string{"passw", "passphrase", "passcode", "pwd"}, line: true},
+			hints: []string{"passw", "passphrase", "passcode", "pwd"}, line: true, needs: " \t:="},
 	}
 })
 
@@ -187,7 +191,13 @@ func New(allow, redact []string) (*Scanner, error) {
 			if err != nil {
 				return nil, fmt.Errorf("secrets.redact: %q: %w", r, err)
 			}
-			s.rules = append(s.rules, rule{name: CustomRule, severity: Medium, re: re})
+			cr := rule{name: CustomRule, severity: Medium, re: re}
+			// A literal every match starts with lets the rule be skipped
+			// in text without it (and the output filter's fast path stay).
+			if prefix, _ := re.LiteralPrefix(); len(prefix) >= 2 {
+				cr.hints = []string{asciiLower(prefix)}
+			}
+			s.rules = append(s.rules, cr)
 		}
 	}
 	return s, nil
@@ -238,7 +248,9 @@ func (s *Scanner) Scan(text string) []Finding {
 			spans = r.find(text)
 		case r.line && r.hints != nil:
 			for _, l := range hintLines(lower, r.hints) {
-				spans = r.match(text[l[0]:l[1]], l[0], spans)
+				if line := text[l[0]:l[1]]; r.needs == "" || strings.ContainsAny(line, r.needs) {
+					spans = r.match(line, l[0], spans)
+				}
 			}
 		default:
 			spans = r.match(text, 0, spans)

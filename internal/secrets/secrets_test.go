@@ -208,11 +208,17 @@ func TestFilter(t *testing.T) {
 			t.Errorf("%q suspected", text)
 		}
 	}
+	// A configured pattern's literal prefix is its hint; one without a
+	// literal makes every text suspect.
 	custom, err := New(nil, []string{`ACME-[0-9]{4}`})
 	if err != nil {
 		t.Fatal(err)
 	}
+	if cf := NewFilter(custom); cf.Suspect([]byte("plain")) || !cf.Suspect([]byte("id acme-1234")) || cf.Redact("id ACME-1234") != "id [redacted:custom]" {
+		t.Error("a configured pattern with a literal prefix")
+	}
+	custom, _ = New(nil, []string{`[A-Z]{4}-[0-9]{4}`})
 	if cf := NewFilter(custom); !cf.Suspect([]byte("plain")) || cf.Redact("id ACME-1234") != "id [redacted:custom]" {
-		t.Error("a configured pattern has no literal hint: every text is suspect")
+		t.Error("a configured pattern without a literal")
 	}
 }

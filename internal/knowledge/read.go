@@ -119,7 +119,7 @@ func readFile(o *opened, path, section string, level int) (string, error) {
 		}
 		return "", err
 	}
-	if rule := secrets.SecretContent(data); rule != "" {
+	if rule := secrets.SecretContent(rel, data); rule != "" {
 		return "", fmt.Errorf("%s holds a credential (%s): kontext never shows it", rel, rule)
 	}
 	if !utf8.Valid(data) {
@@ -270,7 +270,7 @@ func dropSecretPatches(text string) (string, []string) {
 		} else {
 			rest = ""
 		}
-		if secrets.SecretContent([]byte(patchText(section))) != "" {
+		if secrets.SecretContent(patchPath(section), []byte(patchText(section))) != "" {
 			dropped = append(dropped, patchPath(section))
 			continue
 		}

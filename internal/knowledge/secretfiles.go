@@ -60,7 +60,7 @@ func (o *opened) secretContent(rel string) string {
 	}
 	buf := make([]byte, min(info.Size(), maxContentCheck))
 	n, _ := io.ReadFull(f, buf)
-	return secrets.SecretContent(buf[:n])
+	return secrets.SecretContent(rel, buf[:n])
 }
 
 // readShown reads a file under the root whose text a tool shows (the
@@ -78,7 +78,7 @@ func (o *opened) readShown(name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if secrets.SecretContent(data) != "" {
+	if secrets.SecretContent(rel, data) != "" {
 		return nil, fs.ErrPermission
 	}
 	return data, nil

@@ -318,7 +318,7 @@ func (rs *rootState) source() analyze.Source {
 			return nil, fs.ErrPermission
 		}
 		data, err := files.ReadFile(filepath.FromSlash(p))
-		if err == nil && secrets.SecretContent(data) != "" {
+		if err == nil && secrets.SecretContent(p, data) != "" {
 			return nil, fs.ErrPermission
 		}
 		return data, err

@@ -2,6 +2,8 @@ package secrets
 
 import (
 	"bytes"
+	"path"
+	"strings"
 
 	"github.com/kontext-dev/kontext/internal/lazyregexp"
 )
@@ -26,17 +28,26 @@ var (
 
 // SecretContent reports, by the name of the rule that recognised it, a file
 // whose content is a credential: a PEM, OpenSSH or PGP private key, a
-// service-account JSON key, a kubeconfig with credentials, a Docker
-// registry login, an npm, PyPI, netrc or AWS credentials file. It returns ""
-// for anything else, including ordinary files that mention a secret (those
-// are redacted value by value on the way out, not withheld whole).
-func SecretContent(data []byte) string {
+// service-account JSON key (in any file: a key is a key), or, in a file
+// that is neither code nor documentation by its extension, a kubeconfig
+// with credentials, a Docker registry login, an npm, PyPI, netrc or AWS
+// credentials file (the parser of a format, or its manual, has the format's
+// shape without being a credential). p is the file's path, "" when unknown.
+// It returns "" for anything else, including ordinary files that mention a
+// secret: those are redacted value by value on the way out, not withheld
+// whole.
+func SecretContent(p string, data []byte) string {
 	has := func(s string) bool { return bytes.Contains(data, []byte(s)) }
 	switch {
 	case has("PRIVATE KEY") && len(findPrivateKeys(string(data))) > 0:
 		return "private-key"
 	case has(`"service_account"`) && has(`"private_key`):
 		return "gcp-service-account"
+	}
+	if codeOrDocs(p) {
+		return ""
+	}
+	switch {
 	case has("client-key-data:") && kubeKeyData.Regexp().Match(data),
 		has("kind:") && has("users:") && kubeConfig.Regexp().Match(data) && kubeUserCreds.Regexp().Match(data):
 		return "kubeconfig"
@@ -56,4 +67,17 @@ func SecretContent(data []byte) string {
 		return "aws-credentials"
 	}
 	return ""
+}
+
+// codeOrDocs reports a path whose extension names source code or
+// documentation.
+func codeOrDocs(p string) bool {
+	switch strings.ToLower(path.Ext(p)) {
+	case ".go", ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".py", ".rs", ".java", ".kt", ".kts",
+		".rb", ".php", ".cs", ".ex", ".exs", ".swift", ".scala", ".c", ".h", ".cc", ".cpp", ".hpp", ".m", ".sh", ".bash",
+		".zsh", ".ps1", ".pl", ".lua", ".dart", ".groovy", ".clj", ".hs", ".ml", ".r", ".jl", ".zig", ".nim", ".vue", ".svelte",
+		".md", ".markdown", ".rst", ".adoc", ".asciidoc", ".html", ".htm", ".tex", ".org":
+		return true
+	}
+	return false
 }

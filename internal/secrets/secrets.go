@@ -42,6 +42,11 @@ func (s Severity) String() string {
 // AllowMarker on a line makes every rule ignore that line.
 const AllowMarker = "kontext:allow-secret"
 
+// otherAllowMarkers are the other scanners' marks of a known false
+// positive (detect-secrets, gitleaks): a team that uses one has marked its
+// lines already.
+var otherAllowMarkers = []string{"pragma: allowlist secret", "gitleaks:allow"}
+
 // CustomRule names findings of the patterns configured in secrets.redact.
 const CustomRule = "custom"
 
@@ -78,6 +83,9 @@ type rule struct {
 	// assignment's "=" or ":", a sentence's space): a line without runs no
 	// expression.
 	needs string
+	// notNamed, when set, rejects a match whose text before the value (an
+	// assignment's name) it matches: hashed_secret, public_key.
+	notNamed *regexp.Regexp
 }
 
 // builtinRules compiles the rules on first use: every run of the binary
@@ -87,7 +95,9 @@ var builtinRules = sync.OnceValue(func() []rule {
 		{name: "gcp-service-account", severity: High, re: regexp.MustCompile(`"private_key"[ \t]*:[ \t]*"(-----BEGIN[^"]*)"`), group: 1, hints: []string{`"private_key"`}},
 		{name: "gcp-service-account", severity: High, re: regexp.MustCompile(`"private_key_id"[ \t]*:[ \t]*"([0-9a-f]{40})"`), group: 1, hints: []string{`"private_key_id"`}},
 		{name: "private-key", severity: High, find: findPrivateKeys, hints: []string{"private key"}},
-		{name: "aws-access-key", severity: High, re: regexp.MustCompile(`\b((?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16})\b`), group: 1, valid: notPlaceholder, hints: []string{"akia", "asia", "abia", "acca"}},
+		{name: "aws-access-key", severity: High, re: regexp.MustCompile(`\b((?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16})\b`), group: 1, valid: func(v string) bool {
+			return notPlaceholder(v) && entropy(v[4:]) >= 2.5 // not AKIATESTTESTTESTTEST
+		}, hints: []string{"akia", "asia", "abia", "acca"}},
 		{name: "aws-secret-key", severity: High, re: regexp.MustCompile(`(?i)\baws_?secret_?(?:access_?)?key["']?[ \t]*[:=][ \t]*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`), group: 1, valid: func(v string) bool { return notPlaceholder(v) && mixed(v) >= 2 }, hints: []string{"aws"}, line: true, needs: ":="},
 		{name: "github-token", severity: High, re: regexp.MustCompile(`\b(gh[pousr]_[A-Za-z0-9]{36,255})\b`), group: 1, hints: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}},
 		{name: "github-pat", severity: High, re: regexp.MustCompile(`\b(github_pat_[A-Za-z0-9_]{50,255})\b`), group: 1, hints: []string{"github_pat_"}},
@@ -107,10 +117,14 @@ var builtinRules = sync.OnceValue(func() []rule {
 		{name: "google-api-key", severity: Medium, re: regexp.MustCompile(`\b(AIza[0-9A-Za-z_-]{35})`), group: 1, valid: notPlaceholder, hints: []string{"aiza"}},
 		{name: "jwt", severity: Medium, re: regexp.MustCompile(`\b(eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})`), group: 1, hints: []string{"eyj"}},
 		{name: "assigned-secret", severity: Medium, re: regexp.MustCompile(`(?i)\b[A-Za-z0-9_.-]*(?:api[_-]?key|secret|token|passw(?:or)?d|pwd|access[_-]?key|auth[_-]?key|private[_-]?key|credentials?)[A-Za-z0-9_.-]*["']?[ \t]*(?::|=|:=)[ \t]*["']?([^\s"'` + "`" + `,;]{12,})`), group: 1, valid: assignedValue,
-			hints: []string{"key", "secret", "token", "passw", "pwd", "credential"}, line: true, needs: ":="},
+			hints: []string{"key", "secret", "token", "passw", "pwd", "credential"}, line: true, needs: ":=", notNamed: notSecretName.Regexp()},
+		// A bare key= holds a secret when its value is random: key="ToCynx5Se4e2…".
+		{name: "assigned-secret", severity: Medium, re: regexp.MustCompile(`(?i)\b(?:[A-Za-z0-9_.-]*[_.-])?key["']?[ \t]*(?::|=|:=)[ \t]*["']?([A-Za-z0-9_-]{20,})(?:[^A-Za-z0-9_/+=-]|$)`), group: 1, valid: func(v string) bool {
+			return notPlaceholder(v) && !reference(v) && looksRandom(v)
+		}, hints: []string{"key"}, line: true, needs: ":=", notNamed: notSecretName.Regexp()},
 		// Notes put secrets into sentences: "the secret is …", "rotate the api key …".
 		{name: "secret-in-text", severity: Medium, re: regexp.MustCompile(`(?i)\b(?:secret|token|password|passwd|passphrase|api[ _-]?key|access[ _-]?key|private[ _-]?key|credentials?)\b(?:[ \t]+(?:is|was|of|for|value|key|now|to|became|:|=)){0,3}[ \t]+["'` + "`" + `]?([A-Za-z0-9/+_=-]{20,})`), group: 1, valid: func(v string) bool {
-			return notPlaceholder(v) && (looksRandom(v) || hexToken(v))
+			return notPlaceholder(v) && !reference(v) && (looksRandom(v) || hexToken(v))
 		}, hints: []string{"secret", "token", "passw", "passphrase", "key", "credential"}, line: true, needs: " \t"},
 		// People's passwords are short and made of words: "the password is
 		// hunter2-staging", "pwd = Tr0ub4dor&3".
@@ -118,6 +132,10 @@ var builtinRules = sync.OnceValue(func() []rule {
 			hints: []string{"passw", "passphrase", "passcode", "pwd"}, line: true, needs: " \t:="},
 	}
 })
+
+// notSecretName matches the assignments whose name says the value is not
+// a secret: a hash or fingerprint of one, a public key, an identifier.
+var notSecretName = lazyregexp.New(`(?i:hash|digest|fingerprint|checksum|public|publishable)|(?:_id|_ID|-id|\.id|[a-z]Id)["']?[ \t]*(?::|=|:=)[ \t]*["']?$`)
 
 var (
 	pemHeader = lazyregexp.New(`-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----`)
@@ -222,7 +240,7 @@ func (s *Scanner) Scan(text string) []Finding {
 			return v
 		}
 		l := lineText(text, lines, line)
-		v := strings.Contains(l, AllowMarker)
+		v := strings.Contains(l, AllowMarker) || containsAny(l, otherAllowMarkers)
 		for _, a := range s.allow {
 			if v {
 				break
@@ -310,6 +328,9 @@ func (r *rule) match(text string, off int, spans [][2]int) [][2]int {
 			continue
 		}
 		if r.valid != nil && !r.valid(text[a:b]) {
+			continue
+		}
+		if r.notNamed != nil && r.notNamed.MatchString(text[m[0]:a]) {
 			continue
 		}
 		spans = append(spans, [2]int{off + a, off + b})
@@ -473,10 +494,30 @@ func notPlaceholder(v string) bool {
 // assignedValue accepts the value of a `*_TOKEN=` / `password:` assignment
 // when it could be a credential rather than a reference, a type or a word.
 func assignedValue(v string) bool {
-	if !notPlaceholder(v) || strings.ContainsAny(v, "()[]{}") {
+	if !notPlaceholder(v) || strings.ContainsAny(v, "()[]{}") || reference(v) {
 		return false
 	}
 	return hasDigit(v) || (len(v) >= 16 && mixed(v) >= 3 && entropy(v) >= 3.5)
+}
+
+// reference rejects a value that names a secret rather than being one:
+// code's identifiers and fields (testP256PrivateKey,
+// hs.clientHello.extendedMasterSecret, MarshalPKCS1PrivateKey) hold the
+// word, a random value does not; and escape sequences (\u3299\ufe0f)
+// spell characters, not a credential.
+func reference(v string) bool {
+	l := strings.ToLower(v)
+	for _, w := range []string{"key", "secret", "token", "passw", "credential"} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	if strings.Contains(v, `\u`) || strings.Contains(v, `\x`) {
+		return true
+	}
+	// An expression's operand: 2*maxCompilerConcurrency.
+	ident := strings.TrimLeft(v, "0123456789*+-/.")
+	return ident != v && len(ident) >= 8 && wordLike(ident)
 }
 
 // hexToken accepts a long hexadecimal value (an API token, a signing key)

@@ -148,9 +148,17 @@ func TestSecretContent(t *testing.T) {
 		"aws-credentials": j("[default]\naws_access_key_id = x\naws_secret_access_key = ", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ8kP2mNqL\n"),
 	}
 	for want, text := range secret {
-		if got := SecretContent([]byte(text)); got != want {
+		if got := SecretContent("", []byte(text)); got != want {
 			t.Errorf("%s: got %q for %q", want, got, text)
 		}
+	}
+	// A parser of the netrc format is not a netrc file (cmd/go/internal/auth).
+	parser := "type netrcLine struct {\n\tmachine  string\n\tlogin    string\n\tpassword string\n}\n"
+	if got := SecretContent("auth/netrc.go", []byte(parser)); got != "" {
+		t.Errorf("a Go file taken for a netrc file (%s)", got)
+	}
+	if got := SecretContent("notes.txt", []byte("machine example.org\n  password "+j("hunter", "2xyz")+"\n")); got != "netrc" {
+		t.Errorf("a netrc in notes.txt: %q", got)
 	}
 	for _, text := range []string{
 		"package main\n\nfunc main() {}\n",
@@ -161,7 +169,7 @@ func TestSecretContent(t *testing.T) {
 		"the machine learning password reset flow",
 		"",
 	} {
-		if got := SecretContent([]byte(text)); got != "" {
+		if got := SecretContent("", []byte(text)); got != "" {
 			t.Errorf("%q taken for a secret file (%s)", text, got)
 		}
 	}

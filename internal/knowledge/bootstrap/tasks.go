@@ -260,7 +260,7 @@ func (p *Pipeline) excerpt(rel string, max int) string {
 		return ""
 	}
 	data, err := p.Root.ReadFile(rel)
-	if err != nil || !utf8.Valid(data) || secrets.SecretContent(data) != "" {
+	if err != nil || !utf8.Valid(data) || secrets.SecretContent(rel, data) != "" {
 		return ""
 	}
 	text := string(data)

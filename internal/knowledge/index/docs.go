@@ -270,7 +270,7 @@ func (s *DocsSource) Load(ctx context.Context, items []Item, emit func(Item, []D
 		var docs []Doc
 		// A document that is a credential (a key pasted into notes.md) is
 		// listed, never indexed: its sections would be search snippets.
-		if err == nil && int64(len(data)) <= s.maxBytes && secrets.SecretContent(data) == "" {
+		if err == nil && int64(len(data)) <= s.maxBytes && secrets.SecretContent(it.Key, data) == "" {
 			docs = splitMarkdown(it.Key, data, s.src)
 		}
 		if err := emit(Item{Key: it.Key, Version: FileVersion(fi)}, docs); err != nil {

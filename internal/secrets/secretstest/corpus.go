@@ -39,6 +39,7 @@ func Positives() []Case {
 		{"gcp service account", j(`{"type": "service_account", "private_key_id": "`, "3f1c5e8a9b2d4f6a8c0e1b3d5f7a9c2e4b6d8f0a", `"}`), "gcp-service-account", High},
 		{"gcp private key", j(`  "private_key": "-----BEGIN `, `PRIVATE KEY-----\n`, strings.ReplaceAll(pemBody, "\n", `\n`), `-----END `, `PRIVATE KEY-----\n",`), "gcp-service-account", High},
 		{"aws access key", j("aws_access_key_id = AKIA", "Q3EGRT5LZKDW7NPV"), "aws-access-key", High},
+		{"aws key of gitleaks' fixtures", j("aws_access_key_id = AKIA", "LALEMEL33243OLIA"), "aws-access-key", High},
 		{"aws temporary key", j("ASIA", "Y6TQ2KJ8PLMN4RWX in the log"), "aws-access-key", High},
 		{"aws secret key", j("AWS_SECRET_ACCESS_KEY=", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ8kP2mNqL"), "aws-secret-key", High},
 		{"github token", j("token ghp", "_", "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5b here"), "github-token", High},
@@ -64,6 +65,7 @@ func Positives() []Case {
 		{"hex token in a sentence", j("Our API token is ", "7f3a9c2e1b4d8f6a0c5e9b3d7f1a2c4e for staging"), "secret-in-text", Medium},
 		{"npm token", j("//registry.npmjs.org/:_authToken=npm", "_", "Zk39fLq2Rv81TbW7xNc5Hy4Mg6Dp0Js8Ue2K"), "npm-token", High},
 		{"pypi token", j("password = pypi", "-AgEIcHlwaS5vcmc", "CJGQ2NjFhYmUyLWIwZDQtNGE3NC1hZjU0LTJiMmY1ZjQ0NzlkMQACKlszLCJ"), "pypi-token", High},
+		{"random key assignment", j(`key="`, "ToCynx5Se4e2PtoZxEhW7lUJcOX15c54", `"`), "assigned-secret", Medium},
 		{"password in prose", "The staging password is hunter2-staging-2024.", "password-in-text", Medium},
 		{"short password in prose", "password is hunter2-Xk9q", "password-in-text", Medium},
 		{"password after a colon", "db password: Tr0ub4dor&3", "password-in-text", Medium},
@@ -115,6 +117,20 @@ func Negatives() []string {
 		"reset the password via /account/reset2",
 		"the token for commit 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b landed",
 		"npm_config_registry is read from the environment",
+		// Code that names secrets (crypto/tls, emoji tables, crypto/x509).
+		"\t\tPrivateKey:  testP256PrivateKey,",
+		"\ths.extendedMasterSecret = hs.clientHello.extendedMasterSecret",
+		`    "secret": "\u3299\ufe0f",`,
+		"// The private key MarshalPKCS1PrivateKey returns is DER.",
+		"\ttokens = 2*maxCompilerConcurrency + minTokens*cfg.BuildP",
+		// Hashes and identifiers of secrets, and other scanners' allow marks.
+		`        "hashed_secret": "871deb5e9ff5ce5f777c8d3327511d05f581e755",`,
+		j("secret_key_id = ", "a8f3k2m9q7w1e5r6x7z9"),
+		"public_key: AAAAC3NzaC1lZDI1NTE5AAAAIKx9a8f3k2m9q7w1e5r6",
+		"password = 12345678901234  # pragma: allowlist secret",
+		j("token = ", "a8f3k2m9q7w1e5r6x7z9 # gitleaks:allow"),
+		j("value: AKIA", "TESTTESTTESTTEST"),
+		`	b.Run("Key=smallType/Elem=int32", benchSizes(benchmarkMapIter[smallType, int32]))`,
 		"",
 	}
 }

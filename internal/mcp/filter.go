@@ -20,7 +20,10 @@ type OutputFilter interface {
 	// change something.
 	Suspect(text []byte) bool
 	// Redact returns text with what must not leave the server replaced.
-	Redact(text string) string
+	// key is the name of the JSON object member text is the value of ("" for
+	// any other text): a rule may need it, as "password": "hunter2…" or a
+	// service account's "private_key_id" show; only text is changed.
+	Redact(key, text string) string
 }
 
 // filterResult passes a tool result through f: its content blocks and its
@@ -68,7 +71,7 @@ func filterText(f OutputFilter, text string) string {
 		}
 		return text
 	}
-	return f.Redact(text)
+	return f.Redact("", text)
 }
 
 // filterJSON returns raw with every string value passed through f, or nil
@@ -84,6 +87,19 @@ func filterJSON(f OutputFilter, raw []byte) []byte {
 	var out []byte
 	last := 0
 	key := ""
+	// Members' names repeat ("path", "id"): each is asked about once.
+	suspectKeys := map[string]bool{}
+	keySuspect := func(k string) bool {
+		if k == "" {
+			return false
+		}
+		v, ok := suspectKeys[k]
+		if !ok {
+			v = f.Suspect([]byte(k))
+			suspectKeys[k] = v
+		}
+		return v
+	}
 	for i := 0; i < len(raw); i++ {
 		if raw[i] != '"' {
 			continue
@@ -111,7 +127,7 @@ func filterJSON(f OutputFilter, raw []byte) []byte {
 			i = end
 			continue
 		}
-		if !suspect(f, lit) {
+		if !suspect(f, lit) && !keySuspect(prevKey) {
 			i = end
 			continue
 		}
@@ -130,7 +146,7 @@ func filterJSON(f OutputFilter, raw []byte) []byte {
 			}
 			next = string(inner)
 		} else {
-			next = f.Redact(s)
+			next = f.Redact(prevKey, s)
 		}
 		if next != s {
 			enc, err := json.Marshal(next)

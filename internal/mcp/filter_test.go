@@ -18,9 +18,13 @@ type testFilter struct{}
 var testSecret = regexp.MustCompile(`SECRET-[a-z0-9]+`)
 
 func (f *testFilter) Suspect(text []byte) bool {
-	return bytes.Contains(bytes.ToLower(text), []byte("secret-"))
+	l := bytes.ToLower(text)
+	return bytes.Contains(l, []byte("secret-")) || bytes.Contains(l, []byte(`"pin"`)) || string(l) == "pin"
 }
-func (f *testFilter) Redact(text string) string {
+func (f *testFilter) Redact(key, text string) string {
+	if key == "pin" {
+		return "[redacted:pin]" // a rule that needs the member's name
+	}
 	return testSecret.ReplaceAllString(text, "[redacted:test]")
 }
 
@@ -42,6 +46,7 @@ func filterToolset() *Toolset {
 					"SECRET-key4": "keys are kept",
 					"nested":      map[string]any{"deep": "x SECRET-jkl5 y", "escaped": "<&> SECRET-mno6 \u2028"},
 					"unrelated":   "nothing here",
+					"pin":         "1234",
 				})
 			}},
 			{Name: "image", InputSchema: object, Call: func(context.Context, json.RawMessage) (*ToolResult, error) {
@@ -145,6 +150,9 @@ func TestOutputFilter(t *testing.T) {
 	sc := structured.StructuredContent
 	if fmt.Sprint(mirror) != fmt.Sprint(sc) {
 		t.Errorf("the text block and the structured content differ:\n%v\n%v", mirror, sc)
+	}
+	if sc["pin"] != "[redacted:pin]" {
+		t.Errorf("the member's name did not reach the filter: %v", sc["pin"])
 	}
 	nested := sc["nested"].(map[string]any)
 	if sc["note"] != "uses [redacted:test]" || sc["list"].([]any)[1] != "[redacted:test]" || sc["SECRET-key4"] != "keys are kept" ||

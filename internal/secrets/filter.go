@@ -1,5 +1,7 @@
 package secrets
 
+import "strings"
+
 // Filter is a scanner as the filter every answer of the MCP server passes
 // on its way out (mcp.OutputFilter): values are replaced by
 // [redacted:<rule>], the rest is kept.
@@ -85,8 +87,34 @@ func hasPrefixFold(s, h []byte) bool {
 	return true
 }
 
-// Redact replaces the secrets in text.
-func (f *Filter) Redact(text string) string {
-	out, _ := f.scanner.Redact(text)
-	return out
+// Redact replaces the secrets in text. key, when set, is the name of the
+// JSON member text is the value of: the rules see the pair as a JSON
+// member ("password": "hunter2…", "private_key_id": "…"), and only what
+// they find in the value is replaced.
+func (f *Filter) Redact(key, text string) string {
+	if key == "" {
+		out, _ := f.scanner.Redact(text)
+		return out
+	}
+	prefix := `"` + key + `": "`
+	fs := f.scanner.Scan(prefix + text + `"`)
+	if len(fs) == 0 {
+		return text
+	}
+	var b strings.Builder
+	prev := 0
+	for _, fd := range fs {
+		start, end := max(fd.Start-len(prefix), 0), min(fd.End-len(prefix), len(text))
+		if end <= start || start < prev {
+			continue // in the name, or the quotes around the value
+		}
+		b.WriteString(text[prev:start])
+		b.WriteString("[redacted:" + fd.Rule + "]")
+		prev = end
+	}
+	if prev == 0 && b.Len() == 0 {
+		return text
+	}
+	b.WriteString(text[prev:])
+	return b.String()
 }

@@ -202,12 +202,12 @@ func TestFilter(t *testing.T) {
 		if !f.Suspect([]byte(c.Text)) || !f.Suspect(enc) {
 			t.Errorf("%s: not suspected", c.Name)
 		}
-		if out := f.Redact(c.Text); !strings.Contains(out, "[redacted:"+c.Rule+"]") {
+		if out := f.Redact("", c.Text); !strings.Contains(out, "[redacted:"+c.Rule+"]") {
 			t.Errorf("%s: %q", c.Name, out)
 		}
 	}
 	for _, text := range secretstest.Negatives() {
-		if out := f.Redact(text); out != text {
+		if out := f.Redact("", text); out != text {
 			t.Errorf("changed %q to %q", text, out)
 		}
 	}
@@ -216,17 +216,33 @@ func TestFilter(t *testing.T) {
 			t.Errorf("%q suspected", text)
 		}
 	}
+	// A value in structured content is seen with its member's name.
+	for key, value := range map[string]string{
+		"password":       "hunter2hunter2hunter2",
+		"private_key_id": "3f1c5e8a9b2d4f6a8c0e1b3d5f7a9c2e4b6d8f0a",
+		"DB_PASSWORD":    "Zk39fLq2Rv81TbW7",
+		"note":           j("uses sk", "_live_", "51Hq8ZkLq2Rv81TbW7xNc5Hy4Mg6Dp0Js8"),
+	} {
+		if out := f.Redact(key, value); !strings.HasPrefix(out, "[redacted:") && !strings.HasPrefix(out, "uses [redacted:") {
+			t.Errorf("%s: %q", key, out)
+		}
+	}
+	for key, value := range map[string]string{"password": "changeme", "hashed_secret": "871deb5e9ff5ce5f777c8d3327511d05f581e755", "module": "internal/secrets"} {
+		if out := f.Redact(key, value); out != value {
+			t.Errorf("%s: %q became %q", key, value, out)
+		}
+	}
 	// A configured pattern's literal prefix is its hint; one without a
 	// literal makes every text suspect.
 	custom, err := New(nil, []string{`ACME-[0-9]{4}`})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cf := NewFilter(custom); cf.Suspect([]byte("plain")) || !cf.Suspect([]byte("id acme-1234")) || cf.Redact("id ACME-1234") != "id [redacted:custom]" {
+	if cf := NewFilter(custom); cf.Suspect([]byte("plain")) || !cf.Suspect([]byte("id acme-1234")) || cf.Redact("", "id ACME-1234") != "id [redacted:custom]" {
 		t.Error("a configured pattern with a literal prefix")
 	}
 	custom, _ = New(nil, []string{`[A-Z]{4}-[0-9]{4}`})
-	if cf := NewFilter(custom); !cf.Suspect([]byte("plain")) || cf.Redact("id ACME-1234") != "id [redacted:custom]" {
+	if cf := NewFilter(custom); !cf.Suspect([]byte("plain")) || cf.Redact("", "id ACME-1234") != "id [redacted:custom]" {
 		t.Error("a configured pattern without a literal")
 	}
 }

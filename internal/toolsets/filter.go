@@ -55,5 +55,5 @@ func (s *secretFilter) filter() *secrets.Filter {
 	return s.f
 }
 
-func (s *secretFilter) Suspect(text []byte) bool  { return s.filter().Suspect(text) }
-func (s *secretFilter) Redact(text string) string { return s.filter().Redact(text) }
+func (s *secretFilter) Suspect(text []byte) bool       { return s.filter().Suspect(text) }
+func (s *secretFilter) Redact(key, text string) string { return s.filter().Redact(key, text) }

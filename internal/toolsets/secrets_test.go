@@ -1,6 +1,8 @@
 package toolsets_test
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,7 +11,10 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/kontext-dev/kontext/internal/fsroot"
+	"github.com/kontext-dev/kontext/internal/mcp"
 	"github.com/kontext-dev/kontext/internal/secrets/secretstest"
+	"github.com/kontext-dev/kontext/internal/toolsets"
 )
 
 // TestSecretScripts drives a real kontext mcp process (and the verbs) on a
@@ -88,4 +93,97 @@ func secretRepo(ts *testscript.TestScript, neg bool, args []string) {
 	git("commit", "-q", "--allow-empty", "-m", "rotate the bot token, was "+githubToken)
 	ts.Check(os.Symlink("../.env", filepath.Join(dir, "src", "settings.txt")))
 	ts.Setenv("SECRETS", strings.Join([]string{stripeKey, githubToken, slackToken, "VTLw7onLRnrq0"}, "|"))
+}
+
+// Every secret of the corpus (the rules' seed cases and the prose forms)
+// comes back [redacted:<rule>] from any tool, as text and as structured
+// content, through the filter kontext mcp uses; text without one comes
+// back unchanged.
+func TestOutputFilterCorpus(t *testing.T) {
+	root, err := fsroot.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := secretstest.Positives()
+	negatives := secretstest.Negatives()
+	object := json.RawMessage(`{"type":"object","additionalProperties":false}`)
+	ts := &mcp.Toolset{Name: "corpus", Tools: []*mcp.Tool{
+		{Name: "text", InputSchema: object, Call: func(context.Context, json.RawMessage) (*mcp.ToolResult, error) {
+			var blocks []json.RawMessage
+			for _, c := range cases {
+				blocks = append(blocks, mcp.TextBlock(c.Text))
+			}
+			for _, n := range negatives {
+				blocks = append(blocks, mcp.TextBlock(n))
+			}
+			return &mcp.ToolResult{Content: blocks}, nil
+		}},
+		{Name: "structured", InputSchema: object, Call: func(context.Context, json.RawMessage) (*mcp.ToolResult, error) {
+			var texts []string
+			for _, c := range cases {
+				texts = append(texts, c.Text)
+			}
+			return mcp.StructuredResult(map[string]any{"secrets": texts, "plain": negatives})
+		}},
+	}}
+	srv, err := mcp.NewServer(mcp.Implementation{Name: "kontext", Version: "test"}, mcp.Options{OutputFilter: toolsets.SecretFilter(root)}, ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serverEnd, clientEnd := mcp.NewInMemoryTransport()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go srv.Serve(ctx, serverEnd)
+	client, err := mcp.Connect(ctx, clientEnd, mcp.ClientOptions{Info: mcp.Implementation{Name: "t", Version: "1"}, Era: mcp.EraLegacy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+
+	res, err := client.CallTool(ctx, "text", map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	redacted := 0
+	for i, block := range res.Content {
+		var b struct{ Text string }
+		if err := json.Unmarshal(block, &b); err != nil {
+			t.Fatal(err)
+		}
+		if i < len(cases) {
+			c := cases[i]
+			if strings.Contains(b.Text, "[redacted:"+c.Rule+"]") {
+				redacted++
+			} else {
+				t.Errorf("%s comes back as %q", c.Name, b.Text)
+			}
+		} else if n := negatives[i-len(cases)]; b.Text != n {
+			t.Errorf("%q comes back as %q", n, b.Text)
+		}
+	}
+	res, err = client.CallTool(ctx, "structured", map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Secrets []string `json:"secrets"`
+		Plain   []string `json:"plain"`
+	}
+	if err := json.Unmarshal(res.StructuredContent, &got); err != nil {
+		t.Fatal(err)
+	}
+	var mirror struct{ Text string }
+	json.Unmarshal(res.Content[0], &mirror)
+	if mirror.Text != string(res.StructuredContent) {
+		t.Errorf("the text block no longer mirrors the structured content")
+	}
+	for i, c := range cases {
+		if !strings.Contains(got.Secrets[i], "[redacted:"+c.Rule+"]") {
+			t.Errorf("structured %s comes back as %q", c.Name, got.Secrets[i])
+		}
+	}
+	if strings.Join(got.Plain, "\n") != strings.Join(negatives, "\n") {
+		t.Errorf("plain texts changed: %q", got.Plain)
+	}
+	t.Logf("%d of %d corpus secrets redacted on the way out (text and structured); %d plain texts unchanged", redacted, len(cases), len(negatives))
 }

@@ -34,6 +34,8 @@ type (
 	ResourceContents = mcp.ResourceContents
 	Error            = mcp.Error
 	ErrorCode        = errcodes.Info
+	// OutputFilter sees every answer before it is sent (Options.OutputFilter).
+	OutputFilter = mcp.OutputFilter
 )
 
 // New returns a server serving the toolsets (through opts.Filter). Serve it

@@ -37,6 +37,8 @@ type (
 	Error            = mcp.Error
 	ErrorCode        = errcodes.Info
 	InvalidArguments = mcp.InvalidArguments
+	// OutputFilter sees every answer before it is sent (Options.OutputFilter).
+	OutputFilter = mcp.OutputFilter
 )
 
 // How a tool answers arguments that fail its input schema

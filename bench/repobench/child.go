@@ -27,7 +27,7 @@ import (
 const childEnv = "KONTEXT_REPOBENCH_CHILD"
 
 type childSpec struct {
-	Mode     string // cold, warm, edit, save, restart
+	Mode     string // cold, warm, filter, edit, save, restart
 	Root     string
 	N        int
 	CacheDir string
@@ -44,6 +44,7 @@ type childStats struct {
 	FilesParsed int64         `json:"files_parsed"`
 	FullScans   int64         `json:"full_scans"`
 	Mode        string        `json:"detection"`
+	Filter      *filterStats  `json:"filter,omitempty"`
 }
 
 // child runs one measurement in a new process and returns its figures.
@@ -107,6 +108,12 @@ func runChild(raw string) {
 			}
 		}
 		s.P50, s.P99, s.Max = measure.Pct(ds, 50), measure.Pct(ds, 99), measure.Pct(ds, 100)
+	case "filter":
+		st, err := measureFilter(e, spec.Root, snap.Graph, spec.N)
+		if err != nil {
+			fatalf("child: %v", err)
+		}
+		s.Filter = &st
 	case "edit":
 		targets := editTargets(snap.Graph, spec.N)
 		if len(targets) < spec.N {
@@ -235,6 +242,13 @@ func formatDuration(d time.Duration) string {
 		return fmt.Sprintf("%.1f ms", ms(d))
 	}
 	return fmt.Sprintf("%.2f s", d.Seconds())
+}
+
+func formatBytes(n int) string {
+	if n < 1<<10 {
+		return fmt.Sprintf("%d B", n)
+	}
+	return fmt.Sprintf("%.0f KiB", float64(n)/1024)
 }
 
 func formatKiB(kib int64) string {

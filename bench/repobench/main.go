@@ -15,6 +15,10 @@
 //     -runs children; the operating system's file cache is warm after the
 //     first, as it is for an agent working on a checked-out tree);
 //   - warm call: Snapshot with nothing changed (p50 and p99 of -calls);
+//   - the secret filter: rounds of warm repo tool calls through an MCP
+//     session, by a server without the output filter and one with the
+//     filter kontext mcp uses, taking turns (-filter-rounds); its cost is
+//     the median difference as a percentage;
 //   - one-file re-analysis: a file edited (a function appended), then
 //     Snapshot (p50 of -edits edits, each of another file), on a copy of
 //     the tree;
@@ -44,13 +48,16 @@ const (
 	goalColdMemory   = 500 << 10 // KiB
 	goalWarmP50      = 5 * time.Millisecond
 	goalOneFileP50   = 100 * time.Millisecond
+	goalFilterCost   = 5.0 // percent of a warm repo tool call
 	defaultRuns      = 3
 	defaultWarmCalls = 1000
 	defaultEdits     = 20
+	defaultFilter    = 200
 )
 
 type config struct {
 	runs, calls, edits int
+	filterRounds       int
 	only               map[string]bool
 	npmCache           string
 	jsonOutput         bool
@@ -66,12 +73,13 @@ func main() {
 	flag.IntVar(&cfg.runs, "runs", defaultRuns, "cold analyses per tree (the median is reported)")
 	flag.IntVar(&cfg.calls, "calls", defaultWarmCalls, "warm calls measured")
 	flag.IntVar(&cfg.edits, "edits", defaultEdits, "one-file edits measured")
+	flag.IntVar(&cfg.filterRounds, "filter-rounds", defaultFilter, "rounds of warm repo tool calls with and without the secret filter")
 	flag.StringVar(&only, "only", "", "comma list of trees: goroot,npm")
 	flag.StringVar(&cfg.npmCache, "npm-cache", "", "where the npm packages are installed once (default: the user cache directory)")
 	flag.BoolVar(&cfg.jsonOutput, "json", false, "print the results as JSON on stdout (progress stays on stderr)")
 	flag.Parse()
-	if cfg.runs < 1 || cfg.calls < 1 || cfg.edits < 1 {
-		fatalf("-runs, -calls and -edits must be at least 1")
+	if cfg.runs < 1 || cfg.calls < 1 || cfg.edits < 1 || cfg.filterRounds < 1 {
+		fatalf("-runs, -calls, -edits and -filter-rounds must be at least 1")
 	}
 	if only != "" {
 		cfg.only = map[string]bool{}
@@ -119,6 +127,7 @@ type tree struct {
 	Files      int          `json:"files"`
 	Cold       []childStats `json:"cold"`
 	Warm       *childStats  `json:"warm,omitempty"`
+	Filter     *filterStats `json:"filter,omitempty"`
 	Edit       *childStats  `json:"edit,omitempty"`
 	Restart    *childStats  `json:"restart,omitempty"`
 	Failed     string       `json:"failed,omitempty"`
@@ -143,6 +152,13 @@ func measureTree(t *tree, cfg config, tmp string) {
 		return
 	}
 	t.Warm = &warm
+	progressf("%s: %d rounds of repo tool calls, with and without the secret filter", t.Name, cfg.filterRounds)
+	filter, err := child(childSpec{Mode: "filter", Root: t.Root, N: cfg.filterRounds})
+	if err != nil {
+		t.Failed = err.Error()
+		return
+	}
+	t.Filter = filter.Filter
 
 	// Edits and the persistent cache need a tree of our own.
 	progressf("%s: copying the tree for the edits", t.Name)
@@ -203,6 +219,11 @@ func evaluate(trees []*tree) []goal {
 			check("warm call p50", ms(warmP50(t)), ms(goalWarmP50), "ms", t.Warm != nil),
 			check("one-file re-analysis p50", ms(editP50(t)), ms(goalOneFileP50), "ms", t.Edit != nil))
 	}
+	for _, t := range trees {
+		if t.Filter != nil {
+			goals = append(goals, check("secret filter cost, "+t.Name, t.Filter.Cost, goalFilterCost, "%", true))
+		}
+	}
 	return goals
 }
 
@@ -248,6 +269,24 @@ func print(cfg config, load [2]string, trees []*tree, goals []goal) {
 			return "-"
 		}
 		return formatDuration(t.Warm.P99)
+	})
+	row("repo tool calls, a round (p50)", func(t *tree) string {
+		if t.Filter == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%d tools, %s: %s wall, %s CPU", t.Filter.Tools, formatBytes(t.Filter.Bytes), formatDuration(t.Filter.Off), formatDuration(t.Filter.OffCPU))
+	})
+	row("… with the secret filter (p50)", func(t *tree) string {
+		if t.Filter == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%s wall, %s CPU", formatDuration(t.Filter.On), formatDuration(t.Filter.OnCPU))
+	})
+	row("secret filter cost (median, CPU; wall)", func(t *tree) string {
+		if t.Filter == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%+.1f %%; %+.1f %%", t.Filter.Cost, t.Filter.WallCost)
 	})
 	row("one-file re-analysis p50", func(t *tree) string { return formatDuration(editP50(t)) })
 	row("one-file re-analysis max", func(t *tree) string {

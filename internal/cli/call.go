@@ -22,12 +22,12 @@ import (
 // arguments of a toolset that answers them with isError, as knowledge
 // does), a refused call (-32602: invalid arguments of a toolset that
 // refuses them, as repo does) with exit status 2.
-func runCall(c *cli.Context, factories []ToolsetFactory, tool string, flags []cli.Flag) error {
-	return runCallWith(c, factories, tool, flags, "", "")
+func runCall(c *cli.Context, p Program, tool string, flags []cli.Flag) error {
+	return runCallWith(c, p, tool, flags, "", "")
 }
 
 // runCallWith is runCall with one argument given positionally.
-func runCallWith(c *cli.Context, factories []ToolsetFactory, tool string, flags []cli.Flag, argName, argValue string) error {
+func runCallWith(c *cli.Context, p Program, tool string, flags []cli.Flag, argName, argValue string) error {
 	args := map[string]json.RawMessage{}
 	if argName != "" && argValue != "" {
 		v, _ := json.Marshal(argValue)
@@ -48,7 +48,7 @@ func runCallWith(c *cli.Context, factories []ToolsetFactory, tool string, flags 
 		args[k] = v
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	b, err := buildServer(c, factories, mcp.Options{}, log)
+	b, err := buildServer(c, p, mcp.Options{}, log)
 	if err != nil {
 		return err
 	}

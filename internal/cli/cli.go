@@ -57,10 +57,20 @@ type Verb struct {
 	Arg string
 }
 
+// Program is what a kontext binary serves: its toolsets, and the filter
+// every answer passes on its way out.
+type Program struct {
+	Toolsets []ToolsetFactory
+	// OutputFilter, when set, returns the filter of a root's server
+	// (mcp.Options.OutputFilter): every tool result, resource and prompt
+	// of every toolset passes it once, in the runtime.
+	OutputFilter func(root *fsroot.Root) mcp.OutputFilter
+}
+
 // Main runs the command line and returns the process exit status. Errors are
 // one line on stderr.
-func Main(args []string, toolsets []ToolsetFactory, stdout, stderr io.Writer) int {
-	app := NewApp(toolsets, stdout, stderr)
+func Main(args []string, p Program, stdout, stderr io.Writer) int {
+	app := NewApp(p, stdout, stderr)
 	if err := app.Run(flagsFirst(app, args)); err != nil {
 		var exit cli.ExitCoder
 		msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
@@ -76,7 +86,7 @@ func Main(args []string, toolsets []ToolsetFactory, stdout, stderr io.Writer) in
 }
 
 // NewApp returns the kontext command line.
-func NewApp(toolsets []ToolsetFactory, stdout, stderr io.Writer) *cli.App {
+func NewApp(p Program, stdout, stderr io.Writer) *cli.App {
 	app := &cli.App{
 		Name:                 "kontext",
 		Usage:                "repository context for coding agents, over MCP",
@@ -89,17 +99,17 @@ func NewApp(toolsets []ToolsetFactory, stdout, stderr io.Writer) *cli.App {
 			return cli.Exit(err.Error()+" (see kontext help)", 2)
 		},
 		Commands: []*cli.Command{
-			mcpCommand(toolsets),
+			mcpCommand(p),
 			configCommand(),
 
-			toolsCommand(toolsets),
-			callCommand(toolsets),
+			toolsCommand(p),
+			callCommand(p),
 			versionCommand(),
 		},
 	}
-	for _, f := range toolsets {
+	for _, f := range p.Toolsets {
 		for _, v := range f.Verbs {
-			app.Commands = append(app.Commands, verbCommand(toolsets, f, v))
+			app.Commands = append(app.Commands, verbCommand(p, f, v))
 		}
 		app.Commands = append(app.Commands, f.Commands...)
 	}
@@ -110,7 +120,7 @@ func NewApp(toolsets []ToolsetFactory, stdout, stderr io.Writer) *cli.App {
 }
 
 // verbCommand is a tool as a command of its own.
-func verbCommand(factories []ToolsetFactory, f ToolsetFactory, v Verb) *cli.Command {
+func verbCommand(p Program, f ToolsetFactory, v Verb) *cli.Command {
 	toolFlags := f.Flags(v.Tool)
 	flags := append(serverFlags(), toolFlags...)
 	usage := v.Usage
@@ -130,7 +140,7 @@ func verbCommand(factories []ToolsetFactory, f ToolsetFactory, v Verb) *cli.Comm
 			} else if c.NArg() > 0 {
 				return cli.Exit(fmt.Sprintf("%s takes no arguments, only flags (kontext %s --help)", v.Name, v.Name), 2)
 			}
-			return runCallWith(c, factories, v.Tool, toolFlags, v.Arg, positional)
+			return runCallWith(c, p, v.Tool, toolFlags, v.Arg, positional)
 		},
 	}
 }
@@ -165,7 +175,7 @@ type built struct {
 
 // buildServer opens the root and the toolsets and applies the filter. An
 // unknown toolset or tool name is an error, not an empty server.
-func buildServer(c *cli.Context, factories []ToolsetFactory, opts mcp.Options, log *slog.Logger) (*built, error) {
+func buildServer(c *cli.Context, p Program, opts mcp.Options, log *slog.Logger) (*built, error) {
 	choice, err := fsroot.Choose(c.String("root"), os.Getenv)
 	if err != nil {
 		return nil, err
@@ -176,7 +186,7 @@ func buildServer(c *cli.Context, factories []ToolsetFactory, opts mcp.Options, l
 	}
 	filter := mcp.Filter{Toolsets: splitList(c.StringSlice("toolsets")), Tools: splitList(c.StringSlice("tools")), ReadOnly: c.Bool("read-only")}
 	var names []string
-	for _, f := range factories {
+	for _, f := range p.Toolsets {
 		names = append(names, f.Name)
 	}
 	for _, ts := range filter.Toolsets {
@@ -187,7 +197,7 @@ func buildServer(c *cli.Context, factories []ToolsetFactory, opts mcp.Options, l
 	var sets []*mcp.Toolset
 	var attach []func(*mcp.Server)
 	known := map[string]bool{}
-	for _, f := range factories {
+	for _, f := range p.Toolsets {
 		ts, a, err := f.Open(root)
 		if err != nil {
 			return nil, fmt.Errorf("toolset %s: %w", f.Name, err)
@@ -207,6 +217,9 @@ func buildServer(c *cli.Context, factories []ToolsetFactory, opts mcp.Options, l
 	}
 	opts.Filter = filter
 	opts.Logger = log
+	if p.OutputFilter != nil {
+		opts.OutputFilter = p.OutputFilter(root)
+	}
 	srv, err := mcp.NewServer(mcp.Implementation{Name: "kontext", Title: "kontext — repository context for agents", Version: Version}, opts, sets...)
 	if err != nil {
 		return nil, err
@@ -218,7 +231,7 @@ func buildServer(c *cli.Context, factories []ToolsetFactory, opts mcp.Options, l
 	return &built{server: srv, root: root}, nil
 }
 
-func mcpCommand(factories []ToolsetFactory) *cli.Command {
+func mcpCommand(p Program) *cli.Command {
 	flags := append(serverFlags(),
 		&cli.DurationFlag{Name: "request-timeout", Value: 120 * time.Second, Usage: "bound on every request; 0 disables"},
 		&cli.StringFlag{Name: "log-level", Value: "info", Usage: "diagnostics on stderr: debug, info, warn, error"},
@@ -243,7 +256,7 @@ func mcpCommand(factories []ToolsetFactory) *cli.Command {
 			}
 			defer closeTrace()
 			opts.Trace = trace
-			b, err := buildServer(c, factories, opts, log)
+			b, err := buildServer(c, p, opts, log)
 			if err != nil {
 				return err
 			}
@@ -316,14 +329,14 @@ func inProcess(ctx context.Context, srv *mcp.Server) (*mcp.Client, func(), error
 	}, nil
 }
 
-func toolsCommand(factories []ToolsetFactory) *cli.Command {
+func toolsCommand(p Program) *cli.Command {
 	return &cli.Command{
 		Name:  "tools",
 		Usage: "list the tools the server would advertise (with the same flags as mcp)",
 		Flags: append(serverFlags(), &cli.BoolFlag{Name: "json", Usage: "print the tools/list result as JSON"}),
 		Action: func(c *cli.Context) error {
 			log := slog.New(slog.NewTextHandler(io.Discard, nil))
-			b, err := buildServer(c, factories, mcp.Options{}, log)
+			b, err := buildServer(c, p, mcp.Options{}, log)
 			if err != nil {
 				return err
 			}
@@ -365,7 +378,7 @@ func toolsCommand(factories []ToolsetFactory) *cli.Command {
 	}
 }
 
-func callCommand(factories []ToolsetFactory) *cli.Command {
+func callCommand(p Program) *cli.Command {
 	cmd := &cli.Command{
 		Name:      "call",
 		Usage:     "call a tool: kontext call <tool> --<param> value …",
@@ -382,7 +395,7 @@ func callCommand(factories []ToolsetFactory) *cli.Command {
 		flags                []cli.Flag
 	}
 	var entries []entry
-	for _, f := range factories {
+	for _, f := range p.Toolsets {
 		for _, t := range f.Describe().Tools {
 			entries = append(entries, entry{t.Name, f.Name, t.Title, f.Flags(t.Name)})
 		}
@@ -397,7 +410,7 @@ func callCommand(factories []ToolsetFactory) *cli.Command {
 			Usage:        e.usage + " [" + e.toolset + "]",
 			Flags:        flags,
 			OnUsageError: func(_ *cli.Context, err error, _ bool) error { return cli.Exit(err.Error(), 2) },
-			Action:       func(c *cli.Context) error { return runCall(c, factories, e.tool, e.flags) },
+			Action:       func(c *cli.Context) error { return runCall(c, p, e.tool, e.flags) },
 		})
 	}
 	return cmd

@@ -15,7 +15,7 @@ import (
 // in a process of its own, exactly as a shell would.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"kontext": func() { os.Exit(Main(os.Args, nil, os.Stdout, os.Stderr)) },
+		"kontext": func() { os.Exit(Main(os.Args, Program{}, os.Stdout, os.Stderr)) },
 	})
 }
 
@@ -47,7 +47,7 @@ func TestConfigWarnsWhenKontextIsNotOnPath(t *testing.T) {
 	empty := t.TempDir()
 	t.Setenv("PATH", empty)
 	var stdout, stderr bytes.Buffer
-	if code := Main([]string{"kontext", "config", "cursor"}, nil, &stdout, &stderr); code != 0 {
+	if code := Main([]string{"kontext", "config", "cursor"}, Program{}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	if !strings.Contains(stderr.String(), "kontext: warning: kontext is not on your PATH, so a client cannot start it") {
@@ -62,7 +62,7 @@ func TestConfigWarnsWhenKontextIsNotOnPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	stderr.Reset()
-	Main([]string{"kontext", "config", "cursor"}, nil, &stdout, &stderr)
+	Main([]string{"kontext", "config", "cursor"}, Program{}, &stdout, &stderr)
 	if stderr.Len() > 0 {
 		t.Errorf("a warning although kontext is on PATH: %q", stderr.String())
 	}

@@ -56,10 +56,10 @@ func TestVersionText(t *testing.T) {
 
 func TestVersionCommandAndFlagAgree(t *testing.T) {
 	var a, b, errs strings.Builder
-	if code := Main([]string{"kontext", "version"}, nil, &a, &errs); code != 0 {
+	if code := Main([]string{"kontext", "version"}, Program{}, &a, &errs); code != 0 {
 		t.Fatalf("kontext version: %d %s", code, errs.String())
 	}
-	if code := Main([]string{"kontext", "--version"}, nil, &b, &errs); code != 0 {
+	if code := Main([]string{"kontext", "--version"}, Program{}, &b, &errs); code != 0 {
 		t.Fatalf("kontext --version: %d %s", code, errs.String())
 	}
 	if a.String() != b.String() || !strings.HasPrefix(a.String(), "kontext ") {

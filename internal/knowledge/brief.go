@@ -417,7 +417,7 @@ func aboutText(o *opened, entries []*store.Entry) string {
 		return o.cfg.Project.Description
 	}
 	for _, name := range []string{"README.md", "readme.md", "README"} {
-		data, err := o.root.ReadFile(name)
+		data, err := o.readShown(name)
 		if err != nil {
 			continue
 		}
@@ -467,7 +467,7 @@ func agentRules(o *opened, f focus, v voice, room int) []string {
 			continue
 		}
 		seen[name] = true
-		data, err := o.root.ReadFile(name)
+		data, err := o.readShown(name)
 		if err != nil {
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/kontext-dev/kontext/internal/knowledge/local"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 	"github.com/kontext-dev/kontext/internal/mcp"
+	"github.com/kontext-dev/kontext/internal/secrets"
 )
 
 // Handlers answer the knowledge toolset's tools, prompts and resources.
@@ -144,13 +145,18 @@ func (h *Handlers) CtxCapture(ctx context.Context, in *spec.CtxCaptureInput) (*m
 		}
 	}
 	if len(got.Redacted) > 0 {
-		var rules []string
-		for _, f := range got.Redacted {
-			rules = append(rules, f.Rule)
-		}
-		fmt.Fprintf(&b, "Redacted %d secret(s) as [redacted:<rule>]: %s.\n", len(got.Redacted), strings.Join(dedupe(rules), ", "))
+		b.WriteString(redactedLine(got.Redacted))
 	}
 	return mcp.TextResult(strings.TrimRight(b.String(), "\n")), nil
+}
+
+// redactedLine says which secrets a write replaced.
+func redactedLine(fs []secrets.Finding) string {
+	var rules []string
+	for _, f := range fs {
+		rules = append(rules, f.Rule)
+	}
+	return fmt.Sprintf("Redacted %d secret(s) as [redacted:<rule>]: %s.\n", len(fs), strings.Join(dedupe(rules), ", "))
 }
 
 func (h *Handlers) CtxInbox(ctx context.Context, in *spec.CtxInboxInput) (*mcp.ToolResult, error) {

@@ -93,7 +93,7 @@ func (h *Handlers) CtxInitSubmit(ctx context.Context, in *spec.CtxInitSubmitInpu
 	}
 	res, err := p.Submit(ctx, sub)
 	if err != nil {
-		return nil, err
+		return nil, failure(err, v)
 	}
 	h.changed()
 	var b strings.Builder
@@ -101,6 +101,9 @@ func (h *Handlers) CtxInitSubmit(ctx context.Context, in *spec.CtxInitSubmitInpu
 		fmt.Fprintf(&b, "Skipped %s.\n", in.TaskID)
 	} else {
 		b.WriteString(submittedText(res, v))
+	}
+	if len(res.Redacted) > 0 {
+		b.WriteString(redactedLine(res.Redacted))
 	}
 	tasks, prog, err := p.Tasks(ctx)
 	if err == nil {

@@ -5,14 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
 	spec "github.com/kontext-dev/kontext/gen/toolsets/knowledge"
 	"github.com/kontext-dev/kontext/internal/knowledge/index"
-	"github.com/kontext-dev/kontext/internal/knowledge/secrets"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 	"github.com/kontext-dev/kontext/internal/mcp"
+	"github.com/kontext-dev/kontext/internal/secrets"
 	"github.com/kontext-dev/kontext/internal/textclip"
 )
 
@@ -109,7 +110,7 @@ func readFile(o *opened, v voice, path, section string, level int) (string, erro
 	if err != nil {
 		return "", err
 	}
-	if secrets.IsSecretFile(rel) {
+	if secrets.IsSecretFile(path) || secrets.IsSecretFile(rel) {
 		return "", fmt.Errorf("%s may hold secrets: kontext never reads it", rel)
 	}
 	data, err := o.root.ReadFile(rel)
@@ -118,6 +119,9 @@ func readFile(o *opened, v voice, path, section string, level int) (string, erro
 			return "", fmt.Errorf("no file %s in the repository", rel)
 		}
 		return "", err
+	}
+	if rule := secrets.SecretContent(rel, data); rule != "" {
+		return "", fmt.Errorf("%s holds a credential (%s): kontext never shows it", rel, rule)
 	}
 	if !utf8.Valid(data) {
 		return "", fmt.Errorf("%s is not text", rel)
@@ -161,22 +165,143 @@ func readFile(o *opened, v voice, path, section string, level int) (string, erro
 	return clip(text, wholeChars, "the file is longer than a read returns"), nil
 }
 
-// readCommit reads a commit: its subject, its message and stat, or its diff.
+// readCommit reads a commit: its subject, its message and stat, or its
+// diff. Secret files are left out of the stat and the diff (by path, and
+// by what the diff of a file holds), and the answer says which.
 func readCommit(ctx context.Context, o *opened, v voice, rev string, level int) (string, error) {
 	sha, err := o.git.ResolveCommit(ctx, rev)
 	if err != nil {
 		return "", fmt.Errorf("no commit %q in this repository", rev)
 	}
-	switch level {
-	case levelLine:
+	if level == levelLine {
 		out, err := o.git.Run(ctx, "show", "-s", "--format=%h %s (%an, %as)", sha)
 		return strings.TrimSpace(string(out)), err
-	case levelOverview:
-		out, err := o.git.Run(ctx, "show", "--stat=120", "--format=commit %H%nAuthor: %an <%ae>%nDate:   %aI%n%n%B", sha)
-		return clip(strings.TrimSpace(string(out)), overviewChars, v.call("ctx_read", "level", 2)+" for the diff"), err
 	}
-	out, err := o.git.Run(ctx, "show", "--format=commit %H%nAuthor: %an <%ae>%nDate:   %aI%n%n%B", "--patch", sha)
-	return clip(string(out), wholeChars, "the diff is longer than a read returns"), err
+	leftOut, err := commitSecretPaths(ctx, o, sha)
+	if err != nil {
+		return "", err
+	}
+	header, err := o.git.Run(ctx, "show", "-s", "--format=commit %H%nAuthor: %an <%ae>%nDate:   %aI%n%n%B", sha)
+	if err != nil {
+		return "", err
+	}
+	text := string(header)
+	// A pathspec that leaves out every file the commit touched would make
+	// git show print nothing, the message included: the message is read
+	// on its own above, the changes here.
+	args := []string{"show", "--format="}
+	switch {
+	case len(leftOut) > maxExcludedPaths:
+		// More exclusions than a command line holds: the message alone.
+		args = nil
+	case level == levelOverview:
+		args = append(args, "--stat=120")
+	default:
+		args = append(args, "--patch")
+	}
+	if args != nil {
+		args = append(args, sha)
+		if len(leftOut) > 0 {
+			args = append(args, "--", ".")
+			for _, p := range leftOut {
+				args = append(args, ":(top,exclude,literal)"+p)
+			}
+		}
+		out, err := o.git.Run(ctx, args...)
+		if err != nil {
+			return "", err
+		}
+		text = strings.TrimRight(text, "\n") + "\n\n" + strings.TrimLeft(string(out), "\n")
+	}
+	if level == levelOverview {
+		text = strings.TrimSpace(text)
+	} else {
+		var byContent []string
+		text, byContent = dropSecretPatches(text)
+		leftOut = append(leftOut, byContent...)
+	}
+	if note := secrets.LeftOut(leftOut); note != "" {
+		text = strings.TrimRight(text, "\n") + "\n\n" + note + "\n"
+	}
+	if level == levelOverview {
+		return clip(strings.TrimSpace(text), overviewChars, v.call("ctx_read", "level", 2)+" for the diff"), nil
+	}
+	return clip(text, wholeChars, "the diff is longer than a read returns"), nil
+}
+
+// maxExcludedPaths bounds the pathspecs one git show is given.
+const maxExcludedPaths = 2000
+
+// commitSecretPaths lists the secret files a commit touched (against each
+// parent of a merge), renames' old names included.
+func commitSecretPaths(ctx context.Context, o *opened, sha string) ([]string, error) {
+	out, err := o.git.Run(ctx, "diff-tree", "-r", "-z", "--root", "-m", "--name-only", "--no-commit-id", sha)
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	seen := map[string]bool{}
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" && !seen[p] && secrets.IsSecretFile(p) {
+			seen[p] = true
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	return paths, nil
+}
+
+// dropSecretPatches removes from a `git show --patch` output the diff of
+// every file whose added or removed lines are a credential (a private
+// key in notes.txt), and returns the paths it removed.
+func dropSecretPatches(text string) (string, []string) {
+	const header = "\ndiff --git "
+	first := strings.Index(text, header)
+	if first < 0 {
+		return text, nil
+	}
+	var b strings.Builder
+	b.WriteString(text[:first+1])
+	var dropped []string
+	for rest := text[first+1:]; rest != ""; {
+		end := strings.Index(rest, header)
+		section := rest
+		if end >= 0 {
+			section, rest = rest[:end+1], rest[end+1:]
+		} else {
+			rest = ""
+		}
+		if secrets.SecretContent(patchPath(section), []byte(patchText(section))) != "" {
+			dropped = append(dropped, patchPath(section))
+			continue
+		}
+		b.WriteString(section)
+	}
+	return b.String(), dropped
+}
+
+// patchText is what a file's diff adds and removes, without the markers.
+func patchText(section string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(section, "\n") {
+		if strings.HasPrefix(l, "+++ ") || strings.HasPrefix(l, "--- ") {
+			continue
+		}
+		if strings.HasPrefix(l, "+") || strings.HasPrefix(l, "-") || strings.HasPrefix(l, " ") {
+			b.WriteString(l[1:])
+		}
+	}
+	return b.String()
+}
+
+// patchPath is the path a file's diff names ("diff --git a/x b/x").
+func patchPath(section string) string {
+	line, _, _ := strings.Cut(section, "\n")
+	line = strings.TrimPrefix(line, "diff --git ")
+	if i := strings.LastIndex(line, " b/"); i >= 0 {
+		return line[i+3:]
+	}
+	return line
 }
 
 // clip cuts text to max characters at a line end, and says so.

@@ -20,9 +20,9 @@ import (
 	"github.com/kontext-dev/kontext/internal/knowledge/config"
 	"github.com/kontext-dev/kontext/internal/knowledge/index"
 	"github.com/kontext-dev/kontext/internal/knowledge/local"
-	"github.com/kontext-dev/kontext/internal/knowledge/secrets"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 	"github.com/kontext-dev/kontext/internal/repo"
+	"github.com/kontext-dev/kontext/internal/secrets"
 )
 
 // Service is the team knowledge of one repository. It opens lazily, so the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 	"github.com/kontext-dev/kontext/internal/lazyregexp"
 	"github.com/kontext-dev/kontext/internal/mcp"
+	"github.com/kontext-dev/kontext/internal/secrets"
 	"github.com/kontext-dev/kontext/internal/textclip"
 )
 
@@ -95,6 +97,14 @@ func (w *why) path(ctx context.Context, target string, start, end int) (*mcp.Too
 	w.knowledgeSection(&b, covering(entries, rel))
 
 	var commits []git.Commit
+	if start > 0 {
+		if reason := w.o.secretReason(target, rel); reason != "" {
+			// Blame prints the lines: a secret file's history is told by
+			// its commits alone.
+			fmt.Fprintf(&b, "\n## Lines\n%s (%s: kontext never shows its lines).\n", secrets.LeftOut([]string{rel}), reason)
+			start = 0
+		}
+	}
 	if start > 0 {
 		commits, err = w.blamed(ctx, rel, start, end, &b)
 		if err != nil {
@@ -277,8 +287,12 @@ func (w *why) commit(ctx context.Context, sha string) (*mcp.ToolResult, error) {
 	if _, reasons := decisionScore(c); len(reasons) > 0 {
 		b.WriteString("\nDecision signals: " + strings.Join(reasons, ", ") + "\n")
 	}
-	var files []string
+	var files, leftOut []string
 	for _, f := range c.Files {
+		if secrets.IsSecretFile(f.Path) {
+			leftOut = append(leftOut, f.Path)
+			continue
+		}
 		files = append(files, string(f.Status)+" "+f.Path)
 	}
 	b.WriteString("\n## Files\n")
@@ -288,6 +302,9 @@ func (w *why) commit(ctx context.Context, sha string) (*mcp.ToolResult, error) {
 			break
 		}
 		b.WriteString("- " + f + "\n")
+	}
+	if note := secrets.LeftOut(leftOut); note != "" {
+		b.WriteString(note + "\n")
 	}
 	entries, _ := w.o.entries()
 	var related []*store.Entry
@@ -325,7 +342,8 @@ func definitionRE(symbol string) *regexp.Regexp {
 // symbol finds where a symbol is defined and explains those lines.
 func (w *why) symbol(ctx context.Context, symbol string) (*mcp.ToolResult, error) {
 	// -F: a symbol is text, not a pattern ("." and "$" are in symbols).
-	out, err := w.o.git.Run(ctx, "grep", "-n", "-I", "-w", "-F", "--untracked", "-e", symbol, "--", ".")
+	// -z: a path may hold a colon.
+	out, err := w.o.git.Run(ctx, "grep", "-n", "-z", "-I", "-w", "-F", "--untracked", "-e", symbol, "--", ".")
 	if err != nil && len(out) == 0 {
 		return nil, fmt.Errorf("%q is not a path, a line, a commit, or a symbol that appears in the repository", symbol)
 	}
@@ -336,21 +354,53 @@ func (w *why) symbol(ctx context.Context, symbol string) (*mcp.ToolResult, error
 		text string
 	}
 	var defs, uses []hit
+	var leftOut []string
+	byPath, byContent := map[string]bool{}, map[string]bool{}
+	leave := func(p string) {
+		if !slices.Contains(leftOut, p) {
+			leftOut = append(leftOut, p)
+		}
+	}
 	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		parts := strings.SplitN(l, ":", 3)
+		parts := strings.SplitN(l, "\x00", 3)
 		if len(parts) != 3 {
 			continue
 		}
-		n, _ := strconv.Atoi(parts[1])
-		h := hit{parts[0], n, strings.TrimSpace(parts[2])}
-		if def.MatchString(parts[2]) {
-			defs = append(defs, h)
-		} else {
-			uses = append(uses, h)
+		p := parts[0]
+		secret, ok := byPath[p]
+		if !ok {
+			secret = secrets.IsSecretFile(p)
+			byPath[p] = secret
 		}
+		if secret {
+			leave(p)
+			continue
+		}
+		n, _ := strconv.Atoi(parts[1])
+		h := hit{p, n, strings.TrimSpace(parts[2])}
+		if !def.MatchString(parts[2]) {
+			uses = append(uses, h)
+			continue
+		}
+		// Content counts where a line is shown: the definitions, the
+		// first of which is blamed.
+		secret, ok = byContent[p]
+		if !ok {
+			secret = w.o.secretContent(p) != ""
+			byContent[p] = secret
+		}
+		if secret {
+			leave(p)
+			continue
+		}
+		defs = append(defs, h)
 	}
+	sort.Strings(leftOut)
 	if len(defs) == 0 {
 		if len(uses) == 0 {
+			if len(leftOut) > 0 {
+				return nil, fmt.Errorf("%q appears only in files kontext never reads (%s)", symbol, secrets.LeftOut(leftOut))
+			}
 			return nil, fmt.Errorf("%q does not appear in the repository", symbol)
 		}
 		defs = uses[:1]
@@ -369,7 +419,11 @@ func (w *why) symbol(ctx context.Context, symbol string) (*mcp.ToolResult, error
 		}
 		fmt.Fprintf(&note, "Also defined at %s.\n", strings.Join(others, ", "))
 	}
-	fmt.Fprintf(&note, "%d other line(s) mention it.\n\n", len(uses))
+	fmt.Fprintf(&note, "%d other line(s) mention it.\n", len(uses))
+	if l := secrets.LeftOut(leftOut); l != "" {
+		note.WriteString(l + "\n")
+	}
+	note.WriteString("\n")
 	res.Content = append([]json.RawMessage{mcp.TextBlock(note.String())}, res.Content...)
 	return res, nil
 }

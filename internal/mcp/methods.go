@@ -238,6 +238,9 @@ func (c *call) toolResult(res *ToolResult) protocol.CallToolResult {
 	if res.Structured != nil && c.feat.structured {
 		out.StructuredContent = marshal(res.Structured)
 	}
+	if f := c.ss.srv.opts.OutputFilter; f != nil {
+		out.Content, out.StructuredContent = filterResult(f, out.Content, out.StructuredContent, res.mirror)
+	}
 	return out
 }
 
@@ -331,8 +334,9 @@ func (c *call) getPrompt() (any, error) {
 		return nil, err
 	}
 	out := protocol.GetPromptResult{Description: strPtr(res.Description), Messages: make([]protocol.PromptMessage, 0, len(res.Messages))}
+	f := c.ss.srv.opts.OutputFilter
 	for _, m := range res.Messages {
-		out.Messages = append(out.Messages, protocol.PromptMessage{Role: protocol.PromptMessageRole(m.Role), Content: protocol.TextContent{Type: "text", Text: m.Text}})
+		out.Messages = append(out.Messages, protocol.PromptMessage{Role: protocol.PromptMessageRole(m.Role), Content: protocol.TextContent{Type: "text", Text: filterText(f, m.Text)}})
 	}
 	return out, nil
 }
@@ -451,7 +455,8 @@ func (c *call) readResource() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return protocol.ReadResourceResult{Contents: []protocol.TextResourceContents{{URI: contents.URI, MIMEType: strPtr(contents.MIMEType), Text: contents.Text}}}, nil
+	text := filterText(c.ss.srv.opts.OutputFilter, contents.Text)
+	return protocol.ReadResourceResult{Contents: []protocol.TextResourceContents{{URI: contents.URI, MIMEType: strPtr(contents.MIMEType), Text: text}}}, nil
 }
 
 // knownResource reports whether uri names a resource the server serves now.

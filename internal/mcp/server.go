@@ -39,6 +39,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Trace, when set, sees every line read (out=false) and written.
 	Trace func(out bool, line []byte)
+	// OutputFilter, when set, sees every tool result, resource read and
+	// prompt before it is sent, once (see OutputFilter).
+	OutputFilter OutputFilter
 }
 
 // Filter selects tools: the named toolsets and the named tools (a union;

@@ -73,6 +73,10 @@ type ToolResult struct {
 	// Structured, when not nil, is sent as structuredContent.
 	Structured any
 	IsError    bool
+
+	// mirror is the content block StructuredResult made of Structured
+	// (the output filter handles it as the document it is).
+	mirror json.RawMessage
 }
 
 // TextResult returns a successful result with one text block.
@@ -92,7 +96,8 @@ func StructuredResult(v any) (*ToolResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ToolResult{Content: []json.RawMessage{TextBlock(string(b))}, Structured: json.RawMessage(b)}, nil
+	block := TextBlock(string(b))
+	return &ToolResult{Content: []json.RawMessage{block}, Structured: json.RawMessage(b), mirror: block}, nil
 }
 
 // TextBlock encodes one text content block.

@@ -16,6 +16,7 @@ import (
 	"github.com/kontext-dev/kontext/internal/repo/analyze"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 	"github.com/kontext-dev/kontext/internal/repo/scan"
+	"github.com/kontext-dev/kontext/internal/secrets"
 )
 
 // historyMaxAge is how old a history may get before an update re-reads it
@@ -307,15 +308,20 @@ func (rs *rootState) snapshot(g *model.Graph, hist *analyze.History, took time.D
 	return &Snapshot{Root: rs.root, Graph: g, History: hist, Git: rs.repo, At: time.Now(), Took: took, Incremental: incremental}
 }
 
-// source reads files for the heuristics: never a sensitive file, never
-// through a symlink out of the root.
+// source reads files for the heuristics, whose excerpts (decisions,
+// conventions) tools show: never a secret file by its name or by its
+// content, never through a symlink out of the root.
 func (rs *rootState) source() analyze.Source {
 	files := rs.files
 	return func(p string) ([]byte, error) {
-		if scan.Sensitive(p) {
+		if secrets.IsSecretFile(p) {
 			return nil, fs.ErrPermission
 		}
-		return files.ReadFile(filepath.FromSlash(p))
+		data, err := files.ReadFile(filepath.FromSlash(p))
+		if err == nil && secrets.SecretContent(p, data) != "" {
+			return nil, fs.ErrPermission
+		}
+		return data, err
 	}
 }
 

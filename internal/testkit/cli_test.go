@@ -15,7 +15,7 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"kontext": func() {
-			os.Exit(cli.Main(os.Args, []cli.ToolsetFactory{testkit.Factory()}, os.Stdout, os.Stderr))
+			os.Exit(cli.Main(os.Args, cli.Program{Toolsets: []cli.ToolsetFactory{testkit.Factory()}}, os.Stdout, os.Stderr))
 		},
 	})
 }

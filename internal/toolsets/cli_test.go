@@ -14,7 +14,7 @@ import (
 // own, as a shell would.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"kontext": func() { os.Exit(cli.Main(os.Args, toolsets.Shipped(), os.Stdout, os.Stderr)) },
+		"kontext": func() { os.Exit(cli.Main(os.Args, toolsets.Program(), os.Stdout, os.Stderr)) },
 	})
 }
 

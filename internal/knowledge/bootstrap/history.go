@@ -11,6 +11,7 @@ import (
 	"github.com/kontext-dev/kontext/internal/knowledge/config"
 	"github.com/kontext-dev/kontext/internal/knowledge/wording"
 	"github.com/kontext-dev/kontext/internal/lazyregexp"
+	"github.com/kontext-dev/kontext/internal/secrets"
 	"github.com/kontext-dev/kontext/internal/textclip"
 )
 
@@ -47,8 +48,9 @@ type Candidate struct {
 	Files   []string `json:"files,omitempty"`
 }
 
-// HistoryVersion changes when History's shape does.
-const HistoryVersion = 1
+// HistoryVersion changes when History's shape or content does (2: secret
+// files left out of the candidates' file lists).
+const HistoryVersion = 2
 
 // candidateThreshold is the score from which a commit is worth a look.
 const candidateThreshold = 3
@@ -92,7 +94,9 @@ func ReadHistory(ctx context.Context, repo *git.Repo, scan *Scan, cfg *config.Co
 		}
 		var files []string
 		for _, f := range c.Files {
-			files = append(files, f.Path)
+			if !secrets.IsSecretFile(f.Path) { // the tasks show these lists
+				files = append(files, f.Path)
+			}
 		}
 		if len(files) > 20 {
 			files = files[:20]

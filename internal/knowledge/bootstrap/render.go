@@ -13,6 +13,7 @@ import (
 	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/knowledge/config"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
+	"github.com/kontext-dev/kontext/internal/secrets"
 	"github.com/kontext-dev/kontext/internal/textclip"
 )
 
@@ -38,6 +39,10 @@ const ModulesDir = "modules"
 // and a doc for each of the top modules. An existing file keeps everything
 // outside its facts markers. It returns the files it created or changed.
 func Render(root *fsroot.Root, st *store.Store, cfg *config.Config, scan *Scan, hist *History) ([]string, error) {
+	scan, err := redactScan(scan, cfg)
+	if err != nil {
+		return nil, err
+	}
 	toml := "# kontext: this repository's shared configuration (committed, reviewed like code).\n" +
 		"# Personal settings belong in ~/.config/kontext/config.toml or .git/kontext/config.toml.\n\n" +
 		"[project]\nname = " + quote(scan.Project) + "\n\n[store]\ndir = " + quote(st.Dir()) + "\n"
@@ -71,6 +76,24 @@ func Render(root *fsroot.Root, st *store.Store, cfg *config.Config, scan *Scan, 
 	}
 	sort.Strings(written)
 	return dedupe(written), nil
+}
+
+// redactScan returns a copy of scan whose prose (the descriptions taken
+// from READMEs and manifests) has its secrets replaced by
+// [redacted:<rule>]: render writes it into shared files.
+func redactScan(scan *Scan, cfg *config.Config) (*Scan, error) {
+	scanner, err := secrets.New(cfg.Secrets.Allow, cfg.Secrets.Redact)
+	if err != nil {
+		return nil, err
+	}
+	r := secrets.NewRedactor(scanner, false)
+	out := *scan
+	out.Project, out.Description = r.Text(scan.Project), r.Text(scan.Description)
+	out.Modules = append([]Module(nil), scan.Modules...)
+	for i := range out.Modules {
+		out.Modules[i].Description = r.Text(out.Modules[i].Description)
+	}
+	return &out, nil
 }
 
 // writeIndex re-renders the store's README from its entries.

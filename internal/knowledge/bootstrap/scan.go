@@ -18,13 +18,13 @@ import (
 	"strings"
 
 	"github.com/kontext-dev/kontext/internal/fsroot"
-	"github.com/kontext-dev/kontext/internal/knowledge/secrets"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 	"github.com/kontext-dev/kontext/internal/lazyregexp"
 	"github.com/kontext-dev/kontext/internal/linguist"
 	"github.com/kontext-dev/kontext/internal/repo"
 	"github.com/kontext-dev/kontext/internal/repo/analyze"
 	"github.com/kontext-dev/kontext/internal/repo/model"
+	"github.com/kontext-dev/kontext/internal/secrets"
 )
 
 // ScanVersion changes when Scan's shape does; an older cached scan is redone.

@@ -9,7 +9,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kontext-dev/kontext/internal/knowledge/local"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
+	"github.com/kontext-dev/kontext/internal/secrets"
 )
 
 // Submission is what an agent hands in for a task.
@@ -49,6 +51,35 @@ type Submitted struct {
 	// changed: what to review and stage.
 	Written []string
 	Skipped bool
+	// Redacted lists the secrets replaced by [redacted:<rule>].
+	Redacted []secrets.Finding
+}
+
+// clean redacts every value of a submission as a capture's are (or, with
+// capture.redact = false, refuses one that holds a high-severity secret).
+func (p *Pipeline) clean(sub *Submission) ([]secrets.Finding, error) {
+	scanner, err := secrets.New(p.Config.Secrets.Allow, p.Config.Secrets.Redact)
+	if err != nil {
+		return nil, err
+	}
+	r := secrets.NewRedactor(scanner, !p.Config.Capture.Redact)
+	sub.Summary, sub.Overview, sub.Reason = r.Text(sub.Summary), r.Text(sub.Overview), r.Text(sub.Reason)
+	for i := range sub.Decisions {
+		d := &sub.Decisions[i]
+		for _, f := range []*string{&d.Title, &d.Decision, &d.Summary, &d.Context, &d.Consequences, &d.Date, &d.Status} {
+			*f = r.Text(*f)
+		}
+		d.Paths, d.Commits, d.Tags = r.List(d.Paths), r.List(d.Commits), r.List(d.Tags)
+	}
+	for i := range sub.Learnings {
+		l := &sub.Learnings[i]
+		l.Title, l.Body = r.Text(l.Title), r.Text(l.Body)
+		l.Paths, l.Tags = r.List(l.Paths), r.List(l.Tags)
+	}
+	if refused := r.Refused(); refused != nil {
+		return nil, &local.SecretError{Findings: refused}
+	}
+	return r.Redacted(), nil
 }
 
 // Submit writes a task's result: the overview's Purpose, a module doc's
@@ -76,6 +107,10 @@ func (p *Pipeline) Submit(ctx context.Context, sub Submission) (*Submitted, erro
 	case kind == "dec" && (strings.TrimSpace(sub.Summary) != "" || strings.TrimSpace(sub.Overview) != ""):
 		return nil, fmt.Errorf("a dec: task writes decisions and learnings; summary and overview belong to the purpose and mod: tasks, so nothing would keep them: put what they say into a decision's context or a learning")
 	}
+	redacted, err := p.clean(&sub)
+	if err != nil {
+		return nil, err
+	}
 	unlock, err := p.State.Lock(ctx)
 	if err != nil {
 		return nil, err
@@ -96,9 +131,9 @@ func (p *Pipeline) Submit(ctx context.Context, sub Submission) (*Submitted, erro
 		if err := done.Skip(key, sub.Reason, p.now()); err != nil {
 			return nil, err
 		}
-		return &Submitted{Skipped: true}, nil
+		return &Submitted{Skipped: true, Redacted: redacted}, nil
 	}
-	res := &Submitted{}
+	res := &Submitted{Redacted: redacted}
 	var defaultPaths []string // what a learning without paths is about
 	switch kind {
 	case "purpose":
@@ -117,6 +152,7 @@ func (p *Pipeline) Submit(ctx context.Context, sub Submission) (*Submitted, erro
 	if err != nil {
 		return res, err
 	}
+	res.Redacted = redacted
 	done.Unskip(sub.TaskID)
 	if entries, err := p.Store.Load(); err == nil {
 		if changed, err := p.Store.WriteIndex(entries); err == nil && changed {

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/kontext-dev/kontext/internal/knowledge/secrets"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
+	"github.com/kontext-dev/kontext/internal/secrets"
 	"github.com/kontext-dev/kontext/internal/textclip"
 )
 
@@ -253,13 +253,14 @@ func (p *Pipeline) Text(tasks []Task, prog Progress, budget int) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// excerpt is the start of a file for inlining (never a secret file).
+// excerpt is the start of a file for inlining (never a secret file, by
+// its name or its content).
 func (p *Pipeline) excerpt(rel string, max int) string {
 	if secrets.IsSecretFile(rel) {
 		return ""
 	}
 	data, err := p.Root.ReadFile(rel)
-	if err != nil || !utf8.Valid(data) {
+	if err != nil || !utf8.Valid(data) || secrets.SecretContent(rel, data) != "" {
 		return ""
 	}
 	text := string(data)

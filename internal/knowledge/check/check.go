@@ -23,8 +23,8 @@ import (
 
 	"github.com/kontext-dev/kontext/internal/git"
 	"github.com/kontext-dev/kontext/internal/knowledge/config"
-	"github.com/kontext-dev/kontext/internal/knowledge/secrets"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
+	"github.com/kontext-dev/kontext/internal/secrets"
 )
 
 // Target is the knowledge of one work tree.
@@ -140,6 +140,10 @@ func (t *Target) WorkTree(ctx context.Context) (*Result, error) {
 			res.Problems = append(res.Problems, store.Problem{Level: store.Error, Path: t.Store.Dir(), Line: 1, Message: "cannot be read: " + e.Error()})
 		}
 	}
+	res.Problems = append(res.Problems, t.configProblems()...)
+	for _, rel := range t.secretStoreFiles() {
+		res.Problems = append(res.Problems, store.Problem{Level: store.Warning, Path: rel, Line: 1, Message: secretInStore})
+	}
 	if t.Config.Secrets.Scan != "off" {
 		for _, rel := range t.otherStoreFiles() {
 			data, err := os.ReadFile(filepath.Join(t.Repo.Dir, filepath.FromSlash(rel)))
@@ -154,9 +158,54 @@ func (t *Target) WorkTree(ctx context.Context) (*Result, error) {
 	return res, nil
 }
 
+// secretInStore is the problem of a secret file in the store's
+// directories, which git add .ai would commit for the whole team.
+const secretInStore = "a secret file in the knowledge store (kontext never reads it): move it out of the store, and out of the repository (git rm --cached) if it is tracked"
+
+// configProblems are the repository configuration's settings that were
+// not applied because they would switch secret protection off for
+// everyone.
+func (t *Target) configProblems() []store.Problem {
+	var out []store.Problem
+	for _, r := range t.Config.Refusals {
+		rel, err := filepath.Rel(t.Repo.Dir, r.Source.File)
+		if err != nil {
+			rel = r.Source.File
+		}
+		out = append(out, store.Problem{Level: store.Warning, Path: filepath.ToSlash(rel), Line: max(r.Source.Line, 1),
+			Message: fmt.Sprintf("%s = %s is not applied: %s", r.Key, r.Value, r.Reason)})
+	}
+	return out
+}
+
+// secretStoreFiles are the secret files (by name) in the store's
+// directories.
+func (t *Target) secretStoreFiles() []string {
+	var out []string
+	t.walkStore(func(rel string) {
+		if secrets.IsSecretFile(rel) {
+			out = append(out, rel)
+		}
+	})
+	return out
+}
+
 // otherStoreFiles are the files in the store's directories that are not
-// entries (kontext.toml, templates), without the generated index.
+// entries (kontext.toml, templates), without the generated index and the
+// secret files.
 func (t *Target) otherStoreFiles() []string {
+	var out []string
+	t.walkStore(func(rel string) {
+		if !t.Store.IsEntryPath(rel) && rel != t.IndexREADME() && !secrets.IsSecretFile(rel) {
+			out = append(out, rel)
+		}
+	})
+	return out
+}
+
+// walkStore calls f with every regular file of the store's directories,
+// in order, hidden directories left out.
+func (t *Target) walkStore(f func(rel string)) {
 	var out []string
 	for _, d := range t.Dirs() {
 		abs := filepath.Join(t.Repo.Dir, filepath.FromSlash(d))
@@ -174,16 +223,14 @@ func (t *Target) otherStoreFiles() []string {
 			if err != nil || !de.Type().IsRegular() {
 				return nil
 			}
-			rel = filepath.ToSlash(rel)
-			if t.Store.IsEntryPath(rel) || rel == t.IndexREADME() || secrets.IsSecretFile(rel) {
-				return nil
-			}
-			out = append(out, rel)
+			out = append(out, filepath.ToSlash(rel))
 			return nil
 		})
 	}
 	sort.Strings(out)
-	return out
+	for _, rel := range out {
+		f(rel)
+	}
 }
 
 func splitErrors(err error) []error {
@@ -292,6 +339,11 @@ func (t *Target) Staged(ctx context.Context, changes []Change, view *IndexView, 
 			}
 			kind, _ := t.Store.KindOf(c.Path)
 			entries = append(entries, store.Parse(c.Path, data, kind))
+		case t.InStore(c.Path) && secrets.IsSecretFile(c.Path):
+			// Whatever the scan setting: the team's store is no place for
+			// a key, and the commit would share it.
+			res.Problems = append(res.Problems, store.Problem{Level: store.Error, Path: c.Path, Line: 1,
+				Message: "a secret file is staged in the knowledge store (kontext never reads it): unstage it (git rm --cached " + c.Path + ") and move it out of the store"})
 		case t.InStore(c.Path) && c.Path != t.IndexREADME():
 			if scan != "off" {
 				others = append(others, c.Path)
@@ -301,6 +353,7 @@ func (t *Target) Staged(ctx context.Context, changes []Change, view *IndexView, 
 		}
 	}
 	res.Files = len(entries)
+	res.Problems = append(res.Problems, t.configProblems()...)
 	if len(entries) > 0 {
 		if opts.NoValidate {
 			if scan != "off" {
@@ -317,7 +370,7 @@ func (t *Target) Staged(ctx context.Context, changes []Change, view *IndexView, 
 				view = v
 			}
 			tracked := append([]string{}, view.Tracked...) // nil would skip the paths check
-			res.Problems = store.Validate(entries, t.options(mergeView(view.Entries, entries), tracked))
+			res.Problems = append(res.Problems, store.Validate(entries, t.options(mergeView(view.Entries, entries), tracked))...)
 		}
 	}
 	for _, rel := range others {

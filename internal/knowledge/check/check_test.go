@@ -218,3 +218,89 @@ func TestIndexRecordCache(t *testing.T) {
 		t.Errorf("with a damaged cache:\n%s", damaged)
 	}
 }
+
+// Regression (issue 8.3): a secret file staged inside the store
+// (.ai/id_rsa) passed kontext check --staged silently. It is an error
+// whatever secrets.scan says; in the work tree it is a warning.
+func TestSecretFileInTheStore(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	gitCmd(t, dir, "init", "-q", "-b", "main")
+	write(t, dir, ".ai/learnings/ok.md", learning("Fine"))
+	write(t, dir, ".ai/id_rsa", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----\n")
+	write(t, dir, ".ai/decisions/.env.production", "X=1\n")
+	gitCmd(t, dir, "add", ".")
+	tg := target(t, dir)
+	for _, scan := range []string{"store", "off"} {
+		tg.Config.Secrets.Scan = scan
+		changes, err := StagedChanges(ctx, tg.Repo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := tg.Staged(ctx, changes, nil, StagedOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var errs []string
+		for _, p := range res.Problems {
+			if p.Level == store.Error {
+				errs = append(errs, p.Path)
+			}
+		}
+		if strings.Join(errs, ",") != ".ai/decisions/.env.production,.ai/id_rsa" || res.Errors() != 2 {
+			t.Errorf("scan %s: errors %v in %+v", scan, errs, res.Problems)
+		}
+	}
+	res, err := tg.WorkTree(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]store.Level{}
+	for _, p := range res.Problems {
+		got[p.Path] = p.Level
+	}
+	if got[".ai/id_rsa"] != store.Warning || got[".ai/decisions/.env.production"] != store.Warning {
+		t.Errorf("work tree: %+v", res.Problems)
+	}
+}
+
+// The repository file's refused settings are reported by every check.
+func TestRefusedSettingsAreReported(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	gitCmd(t, dir, "init", "-q", "-b", "main")
+	write(t, dir, ".ai/kontext.toml", "[secrets]\nallow = [\".\"]\n")
+	write(t, dir, ".ai/learnings/ok.md", learning("Fine"))
+	gitCmd(t, dir, "add", ".")
+	tg := target(t, dir)
+	cfg, err := config.Load(ctx, tg.Repo, config.Options{Getenv: func(k string) string {
+		if k == "KONTEXT_CONFIG_DIR" {
+			return filepath.Join(dir, ".none")
+		}
+		return ""
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg.Config = cfg
+	res, err := tg.WorkTree(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes, _ := StagedChanges(ctx, tg.Repo)
+	staged, err := tg.Staged(ctx, changes, nil, StagedOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, r := range map[string]*Result{"work tree": res, "staged": staged} {
+		found := false
+		for _, p := range r.Problems {
+			if p.Path == ".ai/kontext.toml" && p.Line == 2 && p.Level == store.Warning && strings.Contains(p.Message, `secrets.allow = ["."] is not applied`) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: %+v", name, r.Problems)
+		}
+	}
+}

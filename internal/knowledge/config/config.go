@@ -43,8 +43,12 @@ type Config struct {
 	Identity Identity `toml:"-"`
 	// Layers lists every file consulted, in order, loaded or not.
 	Layers []LayerFile `toml:"-"`
-	// Warnings are problems that did not stop loading (unknown keys).
+	// Warnings are problems that did not stop loading (unknown keys,
+	// refused settings).
 	Warnings []string `toml:"-"`
+	// Refusals are the repository file's settings that would switch
+	// secret protection off for everyone, and so are not applied.
+	Refusals []Refusal `toml:"-"`
 
 	merged  map[string]any
 	kinds   []KindSettings
@@ -456,6 +460,9 @@ func build(layers []layerData, files []LayerFile) (*Config, error) {
 		}
 		if l.layer != LayerDefault {
 			warnUnknown(c, l)
+		}
+		if l.layer == LayerRepository {
+			c.restrictTeam(l)
 		}
 		merge(c.merged, l.values, "", func(key string) {
 			for k := range c.sources {

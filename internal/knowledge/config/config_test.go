@@ -356,3 +356,57 @@ func TestSkipIdentity(t *testing.T) {
 		t.Errorf("the per-repository layer was skipped: trailers %v, identity %+v", c.Hooks.Trailers, c.Identity)
 	}
 }
+
+// Regression (issue 8.3): [secrets] allow = ["."] in the repository's
+// shared file switched the secret scan off for everyone. A shared file may
+// allow specific lines only, and cannot turn the scan or redaction off;
+// what it tried is reported. The personal layers may do all of it.
+func TestTeamCannotSwitchSecretsOff(t *testing.T) {
+	dir, repo := newRepo(t)
+	user := t.TempDir()
+	o := env(map[string]string{"KONTEXT_CONFIG_DIR": user})
+	shared := filepath.Join(dir, ".ai", "kontext.toml")
+	write(t, shared, "[capture]\nredact = false\n\n[secrets]\nscan = \"off\"\nallow = [\".\", \"^fixture:\", \"(?i)key\", \"sk_live\", \"x*\", \"EXAMPLE_[0-9]+\"]\n")
+	c, err := Load(context.Background(), repo, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Secrets.Scan != "store" || !c.Capture.Redact || !reflect.DeepEqual(c.Secrets.Allow, []string{"^fixture:", "EXAMPLE_[0-9]+"}) {
+		t.Errorf("the shared file switched protection off: scan %q, redact %v, allow %q", c.Secrets.Scan, c.Capture.Redact, c.Secrets.Allow)
+	}
+	var refused []string
+	for _, r := range c.Refusals {
+		refused = append(refused, r.Key+"="+r.Value)
+		if r.Source.File != shared || r.Source.Line == 0 {
+			t.Errorf("refusal without file:line: %+v", r)
+		}
+	}
+	want := []string{"secrets.scan=\"off\"", "capture.redact=false", `secrets.allow=["."]`, `secrets.allow=["(?i)key"]`, `secrets.allow=["sk_live"]`, `secrets.allow=["x*"]`}
+	if !reflect.DeepEqual(refused, want) {
+		t.Errorf("refusals %v, want %v", refused, want)
+	}
+	text := c.Explain()
+	for _, w := range []string{shared + ":5: secrets.scan = \"off\" is not applied", `secrets.allow = ["."] is not applied: it matches every line`,
+		`secrets.allow = ["sk_live"] is not applied: it also matches ordinary secrets (a line holding a Stripe key)`, "personal configuration"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("kontext settings does not say %q:\n%s", w, text)
+		}
+	}
+	// Only the broad entries go: a list of them all falls back to the
+	// built-in empty list.
+	write(t, shared, "[secrets]\nallow = [\".*\"]\n")
+	if c, _ = Load(context.Background(), repo, o); len(c.Secrets.Allow) != 0 {
+		t.Errorf("allow %q", c.Secrets.Allow)
+	}
+	// The same settings from the personal layers apply.
+	write(t, filepath.Join(user, "config.toml"), "[secrets]\nallow = [\".\"]\n")
+	write(t, filepath.Join(repo.CommonDir, "kontext", "config.toml"), "[capture]\nredact = false\n[secrets]\nscan = \"off\"\n")
+	write(t, shared, "")
+	c, err = Load(context.Background(), repo, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Secrets.Scan != "off" || c.Capture.Redact || !reflect.DeepEqual(c.Secrets.Allow, []string{"."}) || len(c.Refusals) != 0 {
+		t.Errorf("personal settings: scan %q, redact %v, allow %q, refusals %v", c.Secrets.Scan, c.Capture.Redact, c.Secrets.Allow, c.Refusals)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kontext-dev/kontext/internal/git"
+	"github.com/kontext-dev/kontext/internal/secrets"
 )
 
 // DefaultMaxCommits is index.max_commits.
@@ -23,7 +24,8 @@ type CommitsOptions struct {
 // CommitsSource indexes the newest non-merge commits reachable from
 // HEAD: subject as title, the rest of the message (trailers included,
 // Co-authored-by and Signed-off-by dropped) as body, and the files each
-// touched, searchable by name but never shown in a snippet. A commit
+// touched (secret files left out), searchable by name but never shown in a
+// snippet. A commit
 // that leaves history (amended, rebased away, reset) leaves the index.
 type CommitsSource struct {
 	repo *git.Repo
@@ -128,7 +130,10 @@ func (s *CommitsSource) Walk(ctx context.Context, emit func(Item, []Doc) error) 
 func (s *CommitsSource) commitDoc(c *git.Commit) Doc {
 	paths := make([]string, 0, len(c.Files))
 	for _, f := range c.Files {
-		paths = append(paths, f.Path)
+		// A secret file is neither shown nor found by its name.
+		if !secrets.IsSecretFile(f.Path) {
+			paths = append(paths, f.Path)
+		}
 	}
 	return Doc{
 		URI:    "git:" + c.SHA,

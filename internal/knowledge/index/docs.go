@@ -17,7 +17,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/kontext-dev/kontext/internal/git"
-	"github.com/kontext-dev/kontext/internal/knowledge/secrets"
+	"github.com/kontext-dev/kontext/internal/secrets"
 )
 
 // The defaults of sources.include, sources.exclude and sources.max_bytes.
@@ -298,7 +298,9 @@ func (s *DocsSource) Load(ctx context.Context, items []Item, emit func(Item, []D
 		}
 		data, err := os.ReadFile(full)
 		var docs []Doc
-		if err == nil && int64(len(data)) <= s.maxBytes {
+		// A document that is a credential (a key pasted into notes.md) is
+		// listed, never indexed: its sections would be search snippets.
+		if err == nil && int64(len(data)) <= s.maxBytes && secrets.SecretContent(it.Key, data) == "" {
 			docs = splitMarkdown(it.Key, data, s.src)
 		}
 		if err := emit(Item{Key: it.Key, Version: FileVersion(fi)}, docs); err != nil {

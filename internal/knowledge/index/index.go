@@ -33,7 +33,8 @@ import (
 // schemaVersion names the index file, so that two kontext versions with
 // different schemas never fight over one file: each has its own, and an
 // index of another version is simply rebuilt. Bump it whenever the
-// tables, the tokenizer or what goes into a column changes.
+// tables, the tokenizer or what goes into a column changes (2: secret
+// files left out of commits' paths, credential documents left out).
 const schemaVersion = 2
 
 // The FTS5 columns are title, expanded, body and paths, in that order;

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/kontext-dev/kontext/internal/atomicfile"
-	"github.com/kontext-dev/kontext/internal/knowledge/secrets"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
+	"github.com/kontext-dev/kontext/internal/secrets"
 )
 
 // Visibility of a capture.
@@ -115,31 +115,25 @@ func (s *State) Capture(ctx context.Context, c Capture) (*Captured, error) {
 	if vis == Team && !s.Store.Exists() {
 		return nil, &NoStoreError{StoreDir: s.Store.Dir()}
 	}
-	supersedes, err := s.resolveSupersedes(cleanList(c.Supersedes))
-	if err != nil {
-		return nil, err
-	}
-
 	scanner, err := secrets.New(s.Config.Secrets.Allow, s.Config.Secrets.Redact)
 	if err != nil {
 		return nil, err
 	}
-	var redacted []secrets.Finding
-	clean := func(text string) string {
-		if !s.Config.Capture.Redact {
-			redacted = append(redacted, scanner.Scan(text)...)
-			return text
-		}
-		out, fs := scanner.Redact(text)
-		redacted = append(redacted, fs...)
-		return out
+	// Every value goes into the same file: each is redacted (or weighed
+	// for refusal) like the body.
+	clean := secrets.NewRedactor(scanner, !s.Config.Capture.Redact)
+	title, body, summary = clean.Text(title), clean.Text(body), clean.Text(summary)
+	c.Tags, c.Paths, c.Supersedes, c.Commits = clean.List(c.Tags), clean.List(c.Paths), clean.List(c.Supersedes), clean.List(c.Commits)
+	c.Author, c.Source, c.Status, c.Origin = clean.Text(c.Author), clean.Text(c.Source), clean.Text(c.Status), clean.Text(c.Origin)
+	if refused := clean.Refused(); refused != nil {
+		return nil, &SecretError{Findings: refused}
 	}
-	title, body, summary = clean(title), clean(body), clean(summary)
-	if !s.Config.Capture.Redact {
-		if secrets.HasHigh(redacted) {
-			return nil, &SecretError{Findings: redacted}
-		}
-		redacted = nil
+	redacted := clean.Redacted()
+	// Resolved after redaction, so that an error naming what was given
+	// never repeats a secret.
+	supersedes, err := s.resolveSupersedes(cleanList(c.Supersedes))
+	if err != nil {
+		return nil, err
 	}
 
 	status := ""
@@ -161,7 +155,7 @@ func (s *State) Capture(ctx context.Context, c Capture) (*Captured, error) {
 	}
 	var commits []string
 	for _, sha := range cleanList(c.Commits) {
-		if len(sha) > 12 {
+		if len(sha) > 12 && !strings.Contains(sha, "[redacted:") {
 			sha = sha[:12]
 		}
 		commits = append(commits, sha)

@@ -384,3 +384,60 @@ func TestWorktreeKey(t *testing.T) {
 		t.Fatal("same key for different directories")
 	}
 }
+
+// Regression (issue 8.3): only the title, body and summary were redacted;
+// tags, paths, supersedes, commits and the source went into the entry as
+// given. Every value is redacted (in the inbox and when promoted straight
+// into the store), and, with redaction off, every value can refuse it.
+func TestSecretsInEveryCaptureValue(t *testing.T) {
+	ctx := context.Background()
+	key := "AKIA" + "Q3EGRT5LZKDW7NPV"
+	stripe := "sk" + "_live_" + "51Hq8ZkLq2Rv81TbW7xNc5Hy4Mg6Dp0Js8"
+	dir := newRepo(t, map[string]string{withStore: ""})
+	s := open(t, dir)
+	capture := Capture{
+		Kind: "learning", Title: "Rotate " + key, Body: "Rotated.", Summary: "we used " + stripe,
+		Tags: []string{"billing", stripe}, Paths: []string{"src/" + key + "/x.go"},
+		Commits: []string{stripe}, Source: "claude:" + stripe, Status: stripe,
+	}
+	for _, promote := range []bool{false, true} {
+		c := capture
+		c.Promote = promote
+		got, err := s.Capture(ctx, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(s.InboxDir(), got.Entry.ID+".md")
+		if promote {
+			file = filepath.Join(dir, filepath.FromSlash(got.Result.Path))
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), key) || strings.Contains(string(b), stripe) || !strings.Contains(string(b), "[redacted:stripe-key]") || len(got.Redacted) < 7 {
+			t.Errorf("promote %v: %d redacted:\n%s", promote, len(got.Redacted), b)
+		}
+	}
+	// supersedes names entries by id: a secret there names none, and the
+	// refusal does not repeat it.
+	withSecret := capture
+	withSecret.Supersedes = []string{stripe}
+	if _, err := s.Capture(ctx, withSecret); err == nil || strings.Contains(err.Error(), stripe) {
+		t.Errorf("a secret in supersedes: %v", err)
+	}
+	os.MkdirAll(filepath.Join(s.Repo.CommonDir, "kontext"), 0o755)
+	os.WriteFile(filepath.Join(s.Repo.CommonDir, "kontext", "config.toml"), []byte("[capture]\nredact = false\n"), 0o644)
+	s = open(t, dir)
+	for name, c := range map[string]Capture{
+		"tags":       {Kind: "learning", Title: "T", Body: "B", Tags: []string{stripe}},
+		"paths":      {Kind: "learning", Title: "T", Body: "B", Paths: []string{stripe}},
+		"supersedes": {Kind: "learning", Title: "T", Body: "B", Supersedes: []string{stripe}},
+		"summary":    {Kind: "learning", Title: "T", Summary: stripe},
+	} {
+		var se *SecretError
+		if _, err := s.Capture(ctx, c); !errors.As(err, &se) {
+			t.Errorf("a secret in %s is not refused: %v", name, err)
+		}
+	}
+}

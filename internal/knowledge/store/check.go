@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/kontext-dev/kontext/internal/knowledge/glob"
-	"github.com/kontext-dev/kontext/internal/knowledge/secrets"
+	"github.com/kontext-dev/kontext/internal/secrets"
 )
 
 // Level is how serious a problem is: errors block a commit, warnings do not.

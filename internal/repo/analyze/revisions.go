@@ -13,12 +13,14 @@ import (
 	"github.com/kontext-dev/kontext/internal/jsonc"
 	"github.com/kontext-dev/kontext/internal/lazyregexp"
 	"github.com/kontext-dev/kontext/internal/repo/model"
+	"github.com/kontext-dev/kontext/internal/secrets"
 )
 
 // Bounds of the revision views.
 const (
 	maxDiffFiles        = 2000
 	DefaultSnapshotSize = 500
+	maxSecretNames      = 100
 )
 
 // Diff is what changed between two revisions.
@@ -28,7 +30,12 @@ type Diff struct {
 	Files      []ChangedFile   `json:"files"`
 	Modules    []ChangedModule `json:"modules"`
 	HasChanges bool            `json:"hasChanges"`
-	Truncated  bool            `json:"truncated,omitempty"`
+	// SecretFiles are the changed paths left out of Files and Modules
+	// (secrets.IsSecretFile), at most maxSecretNames of them.
+	SecretFiles []string `json:"secretFilesLeftOut,omitempty"`
+	Truncated   bool     `json:"truncated,omitempty"`
+	// SecretsCut says SecretFiles names only the first of them.
+	SecretsCut bool `json:"-"`
 }
 
 // ChangedFile is one changed path.
@@ -82,6 +89,10 @@ func RevisionDiff(ctx context.Context, repo *git.Repo, g *model.Graph, base, rev
 	mods := map[string]*ChangedModule{}
 	sort.Slice(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })
 	for _, c := range changes {
+		if secrets.IsSecretFile(c.Path) || c.From != "" && secrets.IsSecretFile(c.From) {
+			d.SecretFiles = appendSecret(d.SecretFiles, c.Path, &d.SecretsCut)
+			continue
+		}
 		cf := ChangedFile{Path: c.Path, From: c.From, Status: statusNames[c.Status]}
 		if cf.Status == "" {
 			cf.Status = "modified"
@@ -124,16 +135,21 @@ func RevisionDiff(ctx context.Context, repo *git.Repo, g *model.Graph, base, rev
 
 // Snapshot is the tree of one revision, read without a checkout.
 type Snapshot struct {
-	Revision  string           `json:"revision"` // as asked
-	SHA       string           `json:"sha"`
-	Author    string           `json:"author,omitempty"`
-	Date      string           `json:"date,omitempty"`
-	Subject   string           `json:"subject,omitempty"`
-	FileCount int              `json:"fileCount"`
-	Files     []string         `json:"files"`
-	Languages []LanguageCount  `json:"languages,omitempty"`
-	Modules   []SnapshotModule `json:"modules"`
-	Truncated bool             `json:"truncated,omitempty"`
+	Revision  string   `json:"revision"` // as asked
+	SHA       string   `json:"sha"`
+	Author    string   `json:"author,omitempty"`
+	Date      string   `json:"date,omitempty"`
+	Subject   string   `json:"subject,omitempty"`
+	FileCount int      `json:"fileCount"` // the files of the tree but the secret ones
+	Files     []string `json:"files"`
+	// SecretFiles are the tree's secret files (secrets.IsSecretFile), left
+	// out of Files, FileCount, Languages and Modules; at most
+	// maxSecretNames of them.
+	SecretFiles []string         `json:"secretFilesLeftOut,omitempty"`
+	SecretsCut  bool             `json:"-"`
+	Languages   []LanguageCount  `json:"languages,omitempty"`
+	Modules     []SnapshotModule `json:"modules"`
+	Truncated   bool             `json:"truncated,omitempty"`
 }
 
 // LanguageCount is how many files of a language family a tree has.
@@ -191,6 +207,10 @@ func RevisionSnapshot(ctx context.Context, repo *git.Repo, g *model.Graph, rev s
 	for _, e := range entries {
 		if e.Type != "blob" {
 			continue // a submodule is another repository
+		}
+		if secrets.IsSecretFile(e.Path) {
+			s.SecretFiles = appendSecret(s.SecretFiles, e.Path, &s.SecretsCut)
+			continue
 		}
 		paths = append(paths, e.Path)
 		langs[familyOf(e.Path)]++
@@ -255,6 +275,16 @@ func RevisionSnapshot(ctx context.Context, repo *git.Repo, g *model.Graph, rev s
 		}
 	}
 	return s, nil
+}
+
+// appendSecret adds a left-out path to a bounded list, saying so when the
+// list is full.
+func appendSecret(list []string, p string, cut *bool) []string {
+	if len(list) == maxSecretNames {
+		*cut = true
+		return list
+	}
+	return append(list, p)
 }
 
 var (

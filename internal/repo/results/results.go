@@ -38,7 +38,10 @@ type RevisionDiff struct {
 	Files         []analyze.ChangedFile   `json:"files"`
 	Modules       []analyze.ChangedModule `json:"modules"`
 	HasChanges    bool                    `json:"hasChanges"`
-	Truncated     []string                `json:"truncated,omitempty"`
+	// SecretFilesLeftOut are changed secret files (.env, keys, credentials),
+	// never listed in Files or counted in Modules.
+	SecretFilesLeftOut []string `json:"secretFilesLeftOut,omitempty"`
+	Truncated          []string `json:"truncated,omitempty"`
 }
 
 // RevisionSnapshot is the tree of one revision, read without a checkout
@@ -50,11 +53,14 @@ type RevisionSnapshot struct {
 	Author        string                   `json:"author,omitempty"`
 	Date          string                   `json:"date,omitempty"`
 	Subject       string                   `json:"subject,omitempty"`
-	FileCount     int                      `json:"fileCount"`
+	FileCount     int                      `json:"fileCount"` // the tree's files but the secret ones
 	Files         []string                 `json:"files"`
 	Languages     []analyze.LanguageCount  `json:"languages,omitempty"`
 	Modules       []analyze.SnapshotModule `json:"modules"`
-	Truncated     []string                 `json:"truncated,omitempty"`
+	// SecretFilesLeftOut are the tree's secret files (.env, keys,
+	// credentials), never listed in Files nor counted anywhere else.
+	SecretFilesLeftOut []string `json:"secretFilesLeftOut,omitempty"`
+	Truncated          []string `json:"truncated,omitempty"`
 }
 
 // ModuleSummary is a module in a list: what it is and how it sits in the
@@ -193,7 +199,10 @@ type ModuleHistory struct {
 	Module        string                 `json:"module,omitempty"`
 	Signals       *model.ModuleGit       `json:"signals,omitempty"`
 	Commits       []analyze.HistoryEntry `json:"commits"`
-	Truncated     []string               `json:"truncated,omitempty"`
+	// SecretFilesLeftOut are secret files the commits touched, never
+	// listed in their files.
+	SecretFilesLeftOut []string `json:"secretFilesLeftOut,omitempty"`
+	Truncated          []string `json:"truncated,omitempty"`
 }
 
 // Architecture is the module graph with roles, cycles and violations.

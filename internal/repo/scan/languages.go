@@ -10,46 +10,6 @@ import (
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
 
-// Sensitive reports whether p (relative to the root, with slashes) names a
-// file whose content kontext never reads: credentials, keys and
-// certificates (the original's list). Such a file may be listed; it is
-// never opened.
-func Sensitive(p string) bool {
-	lower := strings.ToLower(p)
-	if lower == ".ssh" || strings.HasPrefix(lower, ".ssh/") || strings.Contains(lower, "/.ssh/") {
-		return true
-	}
-	name := path.Base(lower)
-	switch name {
-	case ".npmrc", ".pypirc", ".netrc", ".htpasswd", ".git-credentials":
-		return true
-	}
-	for _, prefix := range []string{".env", "id_rsa", "id_ed25519"} {
-		if strings.HasPrefix(name, prefix) {
-			return true
-		}
-	}
-	// credentials* and secrets* name data files (credentials.json,
-	// secrets.yaml); a program's source file of that name (secrets.go, the
-	// package that detects secrets) is code and is read like any other.
-	if strings.HasPrefix(name, "credentials") || strings.HasPrefix(name, "secrets") {
-		return !sourceExt[path.Ext(name)]
-	}
-	switch path.Ext(name) {
-	case ".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".crt":
-		return true
-	}
-	return strings.HasPrefix(name, "service-account") && strings.HasSuffix(name, ".json")
-}
-
-// sourceExt are the extensions of the languages kontext parses and their
-// close kin: files of these are code, whatever their name.
-var sourceExt = map[string]bool{
-	".go": true, ".ts": true, ".tsx": true, ".mts": true, ".cts": true, ".js": true, ".jsx": true, ".mjs": true,
-	".cjs": true, ".py": true, ".rs": true, ".java": true, ".kt": true, ".kts": true, ".rb": true, ".php": true,
-	".cs": true, ".ex": true, ".exs": true, ".swift": true, ".scala": true, ".c": true, ".h": true, ".cc": true, ".cpp": true,
-}
-
 // binaryExt are extensions whose content is never text: reading them
 // would only cost time.
 var binaryExt = wordSet{words: `.png .jpg .jpeg .gif .bmp .ico .icns .webp .tif .tiff .psd

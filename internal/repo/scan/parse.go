@@ -12,6 +12,7 @@ import (
 
 	"github.com/kontext-dev/kontext/internal/linguist"
 	"github.com/kontext-dev/kontext/internal/repo/model"
+	"github.com/kontext-dev/kontext/internal/secrets"
 )
 
 // parsed is what reading one file produced: its facts, and the content
@@ -89,7 +90,7 @@ func (r *reader) parse(p string, buf []byte) (parsed, []byte) {
 	}
 	f.Size = info.Size()
 	ext := strings.ToLower(path.Ext(p))
-	if ext == ".go" && f.Size > r.maxSize && !Sensitive(p) {
+	if ext == ".go" && f.Size > r.maxSize && !secrets.IsSecretFile(p) {
 		// A huge Go file (generated tables, rewrite rules) is not parsed,
 		// but its header — package, constraint, imports — is read, so the
 		// import graph stays exact.
@@ -101,7 +102,7 @@ func (r *reader) parse(p string, buf []byte) (parsed, []byte) {
 		}
 		return parsed{file: f}, buf
 	}
-	if binary := binaryExt.has(ext); binary || Sensitive(p) || f.Size > r.maxSize {
+	if binary := binaryExt.has(ext); binary || secrets.IsSecretFile(p) || f.Size > r.maxSize {
 		f.Language, _ = languageByName(p)
 		f.Kind = classify(p, f.Language, binary && !isAssetExt(ext))
 		return parsed{file: f}, buf

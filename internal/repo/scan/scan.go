@@ -23,6 +23,7 @@ import (
 
 	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/repo/model"
+	"github.com/kontext-dev/kontext/internal/secrets"
 )
 
 // Options bound and shape a scan. The zero value means the defaults.
@@ -321,7 +322,7 @@ func Update(ctx context.Context, prev *model.Graph, changed []string, opts Optio
 			configs[p] = data
 			continue
 		}
-		if isConfigFile(p) && !Sensitive(p) && prev.Files[prevByPath[p]].Size <= opts.MaxFileSize {
+		if isConfigFile(p) && !secrets.IsSecretFile(p) && prev.Files[prevByPath[p]].Size <= opts.MaxFileSize {
 			if info, err := osr.Lstat(p); err == nil && info.Mode().IsRegular() {
 				if data, err := osr.ReadFile(p); err == nil && !isBinary(data) {
 					configs[p] = data

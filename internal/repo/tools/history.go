@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	spec "github.com/kontext-dev/kontext/gen/toolsets/repo"
@@ -11,6 +12,7 @@ import (
 	"github.com/kontext-dev/kontext/internal/repo/analyze"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 	"github.com/kontext-dev/kontext/internal/repo/results"
+	"github.com/kontext-dev/kontext/internal/secrets"
 )
 
 // maxSnapshotFiles bounds the file list of a revision snapshot.
@@ -51,7 +53,7 @@ func (h *Handlers) GetModuleHistory(ctx context.Context, in *spec.GetModuleHisto
 	if !known && len(commits) == 0 {
 		return nil, d.unknown(in.Target)
 	}
-	res.Commits = commits
+	res.Commits, res.SecretFilesLeftOut = withoutSecretFiles(commits)
 	if truncated {
 		addTruncated(&res.Truncated, "commits")
 	}
@@ -59,6 +61,41 @@ func (h *Handlers) GetModuleHistory(ctx context.Context, in *spec.GetModuleHisto
 		addTruncated(&res.Truncated, "history")
 	}
 	return shape(res, full(in.Detail)), nil
+}
+
+// withoutSecretFiles returns the commits with the secret files left out
+// of their file lists (copies: the analysis is shared), and those files.
+func withoutSecretFiles(commits []analyze.HistoryEntry) ([]analyze.HistoryEntry, []string) {
+	var out []analyze.HistoryEntry
+	var left []string
+	seen := map[string]bool{}
+	for i, c := range commits {
+		keep := c.Files[:0:0]
+		for _, f := range c.Files {
+			if !secrets.IsSecretFile(f) {
+				keep = append(keep, f)
+			} else if !seen[f] {
+				seen[f] = true
+				left = append(left, f)
+			}
+		}
+		if len(keep) == len(c.Files) {
+			if out != nil {
+				out = append(out, c)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]analyze.HistoryEntry, 0, len(commits)), commits[:i]...)
+		}
+		c.Files = keep
+		out = append(out, c)
+	}
+	if out == nil {
+		out = commits
+	}
+	sort.Strings(left)
+	return out, left
 }
 
 // revisionRange reads "A..B" as base A and revision B, the way git writes
@@ -99,10 +136,13 @@ func (h *Handlers) GetRevisionDiff(ctx context.Context, in *spec.GetRevisionDiff
 	}
 	res := &results.RevisionDiff{
 		SchemaVersion: model.SchemaVersion, Base: diff.Base, Revision: diff.Revision,
-		Files: diff.Files, Modules: diff.Modules, HasChanges: diff.HasChanges,
+		Files: diff.Files, Modules: diff.Modules, HasChanges: diff.HasChanges, SecretFilesLeftOut: diff.SecretFiles,
 	}
 	if diff.Truncated {
 		addTruncated(&res.Truncated, "files")
+	}
+	if diff.SecretsCut {
+		addTruncated(&res.Truncated, "secretFilesLeftOut")
 	}
 	return shape(res, full(in.Detail)), nil
 }
@@ -122,9 +162,13 @@ func (h *Handlers) GetRevisionSnapshot(ctx context.Context, in *spec.GetRevision
 	res := &results.RevisionSnapshot{
 		SchemaVersion: model.SchemaVersion, Revision: s.Revision, SHA: s.SHA, Author: s.Author, Date: s.Date,
 		Subject: s.Subject, FileCount: s.FileCount, Files: s.Files, Languages: s.Languages, Modules: s.Modules,
+		SecretFilesLeftOut: s.SecretFiles,
 	}
 	if s.Truncated {
 		addTruncated(&res.Truncated, "files")
+	}
+	if s.SecretsCut {
+		addTruncated(&res.Truncated, "secretFilesLeftOut")
 	}
 	return shape(res, full(in.Detail)), nil
 }

@@ -11,5 +11,5 @@ import (
 )
 
 func main() {
-	os.Exit(cli.Main(os.Args, []cli.ToolsetFactory{testkit.Factory()}, os.Stdout, os.Stderr))
+	os.Exit(cli.Main(os.Args, cli.Program{Toolsets: []cli.ToolsetFactory{testkit.Factory()}}, os.Stdout, os.Stderr))
 }

@@ -42,6 +42,11 @@ func (s Severity) String() string {
 // AllowMarker on a line makes every rule ignore that line.
 const AllowMarker = "kontext:allow-secret"
 
+// otherAllowMarkers are the other scanners' marks of a known false
+// positive (detect-secrets, gitleaks): a team that uses one has marked its
+// lines already.
+var otherAllowMarkers = []string{"pragma: allowlist secret", "gitleaks:allow"}
+
 // CustomRule names findings of the patterns configured in secrets.redact.
 const CustomRule = "custom"
 
@@ -68,39 +73,69 @@ type rule struct {
 	group    int // the capture group that holds the value; 0 = the whole match
 	valid    func(value string) bool
 	find     func(text string) [][2]int // instead of re
+	// hints are lower-case literals one of which every match contains:
+	// without one in the text the rule does not run. nil runs it always.
+	hints []string
+	// line says that a match never spans lines, so the rule runs only on
+	// the lines that hold a hint.
+	line bool
+	// needs are bytes one of which every match's line holds (an
+	// assignment's "=" or ":", a sentence's space): a line without runs no
+	// expression.
+	needs string
+	// notNamed, when set, rejects a match whose text before the value (an
+	// assignment's name) it matches: hashed_secret, public_key.
+	notNamed *regexp.Regexp
 }
 
 // builtinRules compiles the rules on first use: every run of the binary
 // (each git hook among them) would otherwise pay for them at start.
 var builtinRules = sync.OnceValue(func() []rule {
 	return []rule{
-		{name: "gcp-service-account", severity: High, re: regexp.MustCompile(`"private_key"[ \t]*:[ \t]*"(-----BEGIN[^"]*)"`), group: 1},
-		{name: "gcp-service-account", severity: High, re: regexp.MustCompile(`"private_key_id"[ \t]*:[ \t]*"([0-9a-f]{40})"`), group: 1},
-		{name: "private-key", severity: High, find: findPrivateKeys},
-		{name: "aws-access-key", severity: High, re: regexp.MustCompile(`\b((?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16})\b`), group: 1, valid: notPlaceholder},
-		{name: "aws-secret-key", severity: High, re: regexp.MustCompile(`(?i)\baws_?secret_?(?:access_?)?key["']?[ \t]*[:=][ \t]*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`), group: 1, valid: func(v string) bool { return notPlaceholder(v) && mixed(v) >= 2 }},
-		{name: "github-token", severity: High, re: regexp.MustCompile(`\b(gh[pousr]_[A-Za-z0-9]{36,255})\b`), group: 1},
-		{name: "github-pat", severity: High, re: regexp.MustCompile(`\b(github_pat_[A-Za-z0-9_]{50,255})\b`), group: 1},
-		{name: "gitlab-token", severity: High, re: regexp.MustCompile(`\b(gl(?:pat|dt|ptt|rt)-[A-Za-z0-9_-]{20,})`), group: 1, valid: notPlaceholder},
-		{name: "slack-token", severity: High, re: regexp.MustCompile(`\b(xox[abposr]-[A-Za-z0-9-]{10,})`), group: 1, valid: notPlaceholder},
-		{name: "slack-webhook", severity: High, re: regexp.MustCompile(`(https://hooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{20,})`), group: 1},
-		{name: "stripe-key", severity: High, re: regexp.MustCompile(`\b((?:sk|rk)_live_[0-9A-Za-z]{20,})`), group: 1, valid: notPlaceholder},
-		{name: "anthropic-key", severity: High, re: regexp.MustCompile(`\b(sk-ant-[A-Za-z0-9_-]{20,})`), group: 1, valid: notPlaceholder},
+		{name: "gcp-service-account", severity: High, re: regexp.MustCompile(`"private_key"[ \t]*:[ \t]*"(-----BEGIN[^"]*)"`), group: 1, hints: []string{`"private_key"`}},
+		{name: "gcp-service-account", severity: High, re: regexp.MustCompile(`"private_key_id"[ \t]*:[ \t]*"([0-9a-f]{40})"`), group: 1, hints: []string{`"private_key_id"`}},
+		{name: "private-key", severity: High, find: findPrivateKeys, hints: []string{"private key"}},
+		{name: "aws-access-key", severity: High, re: regexp.MustCompile(`\b((?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16})\b`), group: 1, valid: func(v string) bool {
+			return notPlaceholder(v) && entropy(v[4:]) >= 2.5 // not AKIATESTTESTTESTTEST
+		}, hints: []string{"akia", "asia", "abia", "acca"}},
+		{name: "aws-secret-key", severity: High, re: regexp.MustCompile(`(?i)\baws_?secret_?(?:access_?)?key["']?[ \t]*[:=][ \t]*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`), group: 1, valid: func(v string) bool { return notPlaceholder(v) && mixed(v) >= 2 }, hints: []string{"aws"}, line: true, needs: ":="},
+		{name: "github-token", severity: High, re: regexp.MustCompile(`\b(gh[pousr]_[A-Za-z0-9]{36,255})\b`), group: 1, hints: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}},
+		{name: "github-pat", severity: High, re: regexp.MustCompile(`\b(github_pat_[A-Za-z0-9_]{50,255})\b`), group: 1, hints: []string{"github_pat_"}},
+		{name: "gitlab-token", severity: High, re: regexp.MustCompile(`\b(gl(?:pat|dt|ptt|rt)-[A-Za-z0-9_-]{20,})`), group: 1, valid: notPlaceholder, hints: []string{"glpat-", "gldt-", "glptt-", "glrt-"}},
+		{name: "slack-token", severity: High, re: regexp.MustCompile(`\b(xox[abposr]-[A-Za-z0-9-]{10,})`), group: 1, valid: notPlaceholder, hints: []string{"xox"}},
+		{name: "slack-webhook", severity: High, re: regexp.MustCompile(`(https://hooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{20,})`), group: 1, hints: []string{"hooks.slack.com/"}},
+		{name: "stripe-key", severity: High, re: regexp.MustCompile(`\b((?:sk|rk)_live_[0-9A-Za-z]{20,})`), group: 1, valid: notPlaceholder, hints: []string{"k_live_"}},
+		{name: "anthropic-key", severity: High, re: regexp.MustCompile(`\b(sk-ant-[A-Za-z0-9_-]{20,})`), group: 1, valid: notPlaceholder, hints: []string{"sk-ant-"}},
 		{name: "openai-key", severity: High, re: regexp.MustCompile(`\b(sk-(?:proj-|svcacct-|admin-)?([A-Za-z0-9_-]{32,}))`), group: 1, valid: func(v string) bool {
 			return notPlaceholder(v) && !strings.HasPrefix(v, "sk-ant-") && hasDigit(v) && mixed(v) >= 3
-		}},
-		{name: "dotenv-vault", severity: High, re: regexp.MustCompile(`(dotenv://:key_[0-9a-f]{32,}@[^\s"'` + "`" + `]+)`), group: 1},
-		{name: "bearer-token", severity: High, re: regexp.MustCompile(`(?i)\bauthorization["']?[ \t]*[:=][ \t]*["']?bearer[ \t]+([A-Za-z0-9._~+/=-]{16,})`), group: 1, valid: notPlaceholder},
-		{name: "url-credentials", severity: High, re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@"'` + "`" + `]{1,64}:([^/\s:@"'` + "`" + `]{6,128})@[^\s/"'` + "`" + `]+`), group: 1, valid: notPlaceholder},
-		{name: "google-api-key", severity: Medium, re: regexp.MustCompile(`\b(AIza[0-9A-Za-z_-]{35})`), group: 1, valid: notPlaceholder},
-		{name: "jwt", severity: Medium, re: regexp.MustCompile(`\b(eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})`), group: 1},
-		{name: "assigned-secret", severity: Medium, re: regexp.MustCompile(`(?i)\b[A-Za-z0-9_.-]*(?:api[_-]?key|secret|token|passw(?:or)?d|pwd|access[_-]?key|auth[_-]?key|private[_-]?key|credentials?)[A-Za-z0-9_.-]*["']?[ \t]*(?::|=|:=)[ \t]*["']?([^\s"'` + "`" + `,;]{12,})`), group: 1, valid: assignedValue},
+		}, hints: []string{"sk-"}},
+		{name: "npm-token", severity: High, re: regexp.MustCompile(`\b(npm_[A-Za-z0-9]{36})\b`), group: 1, valid: func(v string) bool { return notPlaceholder(v) && hasDigit(v) }, hints: []string{"npm_"}},
+		{name: "pypi-token", severity: High, re: regexp.MustCompile(`\b(pypi-AgE[A-Za-z0-9_-]{50,})`), group: 1, hints: []string{"pypi-age"}},
+		{name: "dotenv-vault", severity: High, re: regexp.MustCompile(`(dotenv://:key_[0-9a-f]{32,}@[^\s"'` + "`" + `]+)`), group: 1, hints: []string{"dotenv://"}},
+		{name: "bearer-token", severity: High, re: regexp.MustCompile(`(?i)\bauthorization["']?[ \t]*[:=][ \t]*["']?bearer[ \t]+([A-Za-z0-9._~+/=-]{16,})`), group: 1, valid: notPlaceholder, hints: []string{"bearer"}, line: true, needs: " \t"},
+		{name: "url-credentials", severity: High, re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@"'` + "`" + `]{1,64}:([^/\s:@"'` + "`" + `]{6,128})@[^\s/"'` + "`" + `]+`), group: 1, valid: notPlaceholder, hints: []string{"://"}, line: true, needs: "@"},
+		{name: "google-api-key", severity: Medium, re: regexp.MustCompile(`\b(AIza[0-9A-Za-z_-]{35})`), group: 1, valid: notPlaceholder, hints: []string{"aiza"}},
+		{name: "jwt", severity: Medium, re: regexp.MustCompile(`\b(eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})`), group: 1, hints: []string{"eyj"}},
+		{name: "assigned-secret", severity: Medium, re: regexp.MustCompile(`(?i)\b[A-Za-z0-9_.-]*(?:api[_-]?key|secret|token|passw(?:or)?d|pwd|access[_-]?key|auth[_-]?key|private[_-]?key|credentials?)[A-Za-z0-9_.-]*["']?[ \t]*(?::|=|:=)[ \t]*["']?([^\s"'` + "`" + `,;]{12,})`), group: 1, valid: assignedValue,
+			hints: []string{"key", "secret", "token", "passw", "pwd", "credential"}, line: true, needs: ":=", notNamed: notSecretName.Regexp()},
+		// A bare key= holds a secret when its value is random: key="ToCynx5Se4e2…".
+		{name: "assigned-secret", severity: Medium, re: regexp.MustCompile(`(?i)\b(?:[A-Za-z0-9_.-]*[_.-])?key["']?[ \t]*(?::|=|:=)[ \t]*["']?([A-Za-z0-9_-]{20,})(?:[^A-Za-z0-9_/+=-]|$)`), group: 1, valid: func(v string) bool {
+			return notPlaceholder(v) && !reference(v) && looksRandom(v)
+		}, hints: []string{"key"}, line: true, needs: ":=", notNamed: notSecretName.Regexp()},
 		// Notes put secrets into sentences: "the secret is …", "rotate the api key …".
 		{name: "secret-in-text", severity: Medium, re: regexp.MustCompile(`(?i)\b(?:secret|token|password|passwd|passphrase|api[ _-]?key|access[ _-]?key|private[ _-]?key|credentials?)\b(?:[ \t]+(?:is|was|of|for|value|key|now|to|became|:|=)){0,3}[ \t]+["'` + "`" + `]?([A-Za-z0-9/+_=-]{20,})`), group: 1, valid: func(v string) bool {
-			return notPlaceholder(v) && looksRandom(v)
-		}},
+			return notPlaceholder(v) && !reference(v) && (looksRandom(v) || hexToken(v))
+		}, hints: []string{"secret", "token", "passw", "passphrase", "key", "credential"}, line: true, needs: " \t"},
+		// People's passwords are short and made of words: "the password is
+		// hunter2-staging", "pwd = Tr0ub4dor&3".
+		{name: "password-in-text", severity: Medium, re: regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase|passcode|pwd)\b(?:[ \t]+(?:is|was|now|became|remains|still|set[ \t]+to|=|:))*[ \t]*[:=]?[ \t]+["'` + "`" + `]?([^\s"'` + "`" + `]{8,64})`), group: 1, valid: humanPassword,
+			hints: []string{"passw", "passphrase", "passcode", "pwd"}, line: true, needs: " \t:="},
 	}
 })
+
+// notSecretName matches the assignments whose name says the value is not
+// a secret: a hash or fingerprint of one, a public key, an identifier.
+var notSecretName = lazyregexp.New(`(?i:hash|digest|fingerprint|checksum|public|publishable)|(?:_id|_ID|-id|\.id|[a-z]Id)["']?[ \t]*(?::|=|:=)[ \t]*["']?$`)
 
 var (
 	pemHeader = lazyregexp.New(`-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----`)
@@ -174,7 +209,13 @@ func New(allow, redact []string) (*Scanner, error) {
 			if err != nil {
 				return nil, fmt.Errorf("secrets.redact: %q: %w", r, err)
 			}
-			s.rules = append(s.rules, rule{name: CustomRule, severity: Medium, re: re})
+			cr := rule{name: CustomRule, severity: Medium, re: re}
+			// A literal every match starts with lets the rule be skipped
+			// in text without it (and the output filter's fast path stay).
+			if prefix, _ := re.LiteralPrefix(); len(prefix) >= 2 {
+				cr.hints = []string{asciiLower(prefix)}
+			}
+			s.rules = append(s.rules, cr)
 		}
 	}
 	return s, nil
@@ -199,7 +240,7 @@ func (s *Scanner) Scan(text string) []Finding {
 			return v
 		}
 		l := lineText(text, lines, line)
-		v := strings.Contains(l, AllowMarker)
+		v := strings.Contains(l, AllowMarker) || containsAny(l, otherAllowMarkers)
 		for _, a := range s.allow {
 			if v {
 				break
@@ -214,24 +255,23 @@ func (s *Scanner) Scan(text string) []Finding {
 		prio       int
 	}
 	var cands []cand
+	lower := asciiLower(text)
 	for i, r := range s.rules {
+		if r.hints != nil && !containsAny(lower, r.hints) {
+			continue
+		}
 		var spans [][2]int
-		if r.find != nil {
+		switch {
+		case r.find != nil:
 			spans = r.find(text)
-		} else {
-			for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
-				a, b := m[0], m[1]
-				if r.group > 0 && 2*r.group+1 < len(m) && m[2*r.group] >= 0 {
-					a, b = m[2*r.group], m[2*r.group+1]
+		case r.line && r.hints != nil:
+			for _, l := range hintLines(lower, r.hints) {
+				if line := text[l[0]:l[1]]; r.needs == "" || strings.ContainsAny(line, r.needs) {
+					spans = r.match(line, l[0], spans)
 				}
-				if a == b {
-					continue
-				}
-				if r.valid != nil && !r.valid(text[a:b]) {
-					continue
-				}
-				spans = append(spans, [2]int{a, b})
 			}
+		default:
+			spans = r.match(text, 0, spans)
 		}
 		for _, sp := range spans {
 			if isAllowed(lineOf(lines, sp[0])) {
@@ -272,6 +312,95 @@ func (s *Scanner) Scan(text string) []Finding {
 		f.Line = line + 1
 		f.Col = utf8.RuneCountInString(text[lines[line]:f.Start]) + 1
 		f.Excerpt = mask(text[f.Start:f.End])
+	}
+	return out
+}
+
+// match appends the spans of the rule's values in text, which starts at
+// offset off of the scanned text.
+func (r *rule) match(text string, off int, spans [][2]int) [][2]int {
+	for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
+		a, b := m[0], m[1]
+		if r.group > 0 && 2*r.group+1 < len(m) && m[2*r.group] >= 0 {
+			a, b = m[2*r.group], m[2*r.group+1]
+		}
+		if a == b {
+			continue
+		}
+		if r.valid != nil && !r.valid(text[a:b]) {
+			continue
+		}
+		if r.notNamed != nil && r.notNamed.MatchString(text[m[0]:a]) {
+			continue
+		}
+		spans = append(spans, [2]int{off + a, off + b})
+	}
+	return spans
+}
+
+// asciiLower lower-cases ASCII letters only, so that byte offsets in the
+// result are offsets in s (strings.ToLower changes the length of some
+// non-ASCII letters).
+func asciiLower(s string) string {
+	i := 0
+	for i < len(s) && !(s[i] >= 'A' && s[i] <= 'Z') {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	b := []byte(s)
+	for ; i < len(b); i++ {
+		if c := b[i]; c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// hintLines returns the [start, end) byte ranges of the lines of lower that
+// hold one of the hints, in order, each once.
+func hintLines(lower string, hints []string) [][2]int {
+	var starts []int
+	for _, h := range hints {
+		for off := 0; ; {
+			i := strings.Index(lower[off:], h)
+			if i < 0 {
+				break
+			}
+			at := off + i
+			starts = append(starts, strings.LastIndexByte(lower[:at], '\n')+1)
+			// The rest of this line holds no new line start.
+			if nl := strings.IndexByte(lower[at:], '\n'); nl >= 0 {
+				off = at + nl + 1
+			} else {
+				off = len(lower)
+			}
+		}
+	}
+	if len(starts) == 0 {
+		return nil
+	}
+	sort.Ints(starts)
+	var out [][2]int
+	for i, st := range starts {
+		if i > 0 && st == starts[i-1] {
+			continue
+		}
+		end := len(lower)
+		if nl := strings.IndexByte(lower[st:], '\n'); nl >= 0 {
+			end = st + nl
+		}
+		out = append(out, [2]int{st, end})
 	}
 	return out
 }
@@ -365,10 +494,76 @@ func notPlaceholder(v string) bool {
 // assignedValue accepts the value of a `*_TOKEN=` / `password:` assignment
 // when it could be a credential rather than a reference, a type or a word.
 func assignedValue(v string) bool {
-	if !notPlaceholder(v) || strings.ContainsAny(v, "()[]{}") {
+	if !notPlaceholder(v) || strings.ContainsAny(v, "()[]{}") || reference(v) {
 		return false
 	}
 	return hasDigit(v) || (len(v) >= 16 && mixed(v) >= 3 && entropy(v) >= 3.5)
+}
+
+// reference rejects a value that names a secret rather than being one:
+// code's identifiers and fields (testP256PrivateKey,
+// hs.clientHello.extendedMasterSecret, MarshalPKCS1PrivateKey) hold the
+// word, a random value does not; and escape sequences (\u3299\ufe0f)
+// spell characters, not a credential.
+func reference(v string) bool {
+	l := strings.ToLower(v)
+	for _, w := range []string{"key", "secret", "token", "passw", "credential"} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	if strings.Contains(v, `\u`) || strings.Contains(v, `\x`) {
+		return true
+	}
+	// An expression's operand: 2*maxCompilerConcurrency.
+	ident := strings.TrimLeft(v, "0123456789*+-/.")
+	return ident != v && len(ident) >= 8 && wordLike(ident)
+}
+
+// hexToken accepts a long hexadecimal value (an API token, a signing key)
+// where a sentence names it a secret or a token.
+func hexToken(v string) bool {
+	if len(v) < 32 || !hasDigit(v) {
+		return false
+	}
+	letters := false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c >= '0' && c <= '9':
+		case c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F':
+			letters = true
+		default:
+			return false
+		}
+	}
+	return letters
+}
+
+// humanPassword accepts what follows "password is" / "pwd =" when it could
+// be a password people chose: letters with digits (hunter2-staging,
+// Tr0ub4dor&3), or a long passphrase of hyphenated words; not the words
+// sentences about passwords use (hashed, required, argon2id-hashed).
+func humanPassword(v string) bool {
+	v = strings.TrimRight(v, ".,;:!?)]}'\"`")
+	if len(v) < 8 || !notPlaceholder(v) || strings.ContainsAny(v, "()[]{}<>") {
+		return false
+	}
+	l := strings.ToLower(v)
+	for _, w := range []string{"hash", "bcrypt", "argon", "scrypt", "pbkdf", "sha1", "sha2", "sha3", "sha512", "md5", "salt",
+		"http", "env", "config", "secret", "password", "passw", "length", "char", "digit", "min", "max", "field", "null"} {
+		if strings.Contains(l, w) {
+			return false
+		}
+	}
+	letters := strings.IndexFunc(v, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }) >= 0
+	switch {
+	case !letters:
+		return false
+	case hasDigit(v):
+		return true
+	}
+	return len(v) >= 20 && strings.Count(v, "-") >= 3
 }
 
 // looksRandom: mixed case and digits with high entropy, and not a path made

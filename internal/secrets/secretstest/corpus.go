@@ -1,9 +1,9 @@
-package secrets
+// Package secretstest is the corpus the secret rules are held to: text
+// that holds a secret, and text that only looks like it. The tests of the
+// rules, of the server's output filter and the benchmarks share it.
+package secretstest
 
-import (
-	"strings"
-	"testing"
-)
+import "strings"
 
 // The keys below are fake but shaped like real ones. They are assembled
 // from pieces so that this file does not itself look like a leak to a
@@ -11,16 +11,27 @@ import (
 func j(parts ...string) string { return strings.Join(parts, "") }
 
 var (
-	rnd40   = "Zk39fLq2Rv81TbW7xNc5Hy4Mg6Dp0Js8Ue2Ka1Qw"
-	rnd48   = "T3BlbkFJq8Zk39fLq2Rv81TbW7xNc5Hy4Mg6Dp0Js8Ue2Ka"
-	pemBody = "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\nVTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK\n"
+	rnd40 = "Zk39fLq2Rv81TbW7xNc5Hy4Mg6Dp0Js8Ue2Ka1Qw"
+	rnd48 = "T3BlbkFJq8Zk39fLq2Rv81TbW7xNc5Hy4Mg6Dp0Js8Ue2Ka"
+	// PEMBody is key material: base64 lines of a private key.
+	PEMBody = "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\nVTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK\n"
+	pemBody = PEMBody
 )
 
-func TestPositives(t *testing.T) {
-	cases := []struct {
-		name, text, rule string
-		sev              Severity
-	}{
+// Case is a text that holds one secret, the rule that finds it and how
+// sure that rule is ("high" or "medium").
+type Case struct {
+	Name, Text, Rule, Severity string
+}
+
+const (
+	High   = "high"
+	Medium = "medium"
+)
+
+// Positives are texts that hold exactly one secret each.
+func Positives() []Case {
+	return []Case{
 		{"rsa key", j("-----BEGIN RSA ", "PRIVATE KEY-----\n", pemBody, "-----END RSA ", "PRIVATE KEY-----\n"), "private-key", High},
 		{"openssh key", j("-----BEGIN OPENSSH ", "PRIVATE KEY-----\n", "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n", "-----END OPENSSH ", "PRIVATE KEY-----"), "private-key", High},
 		{"pgp key", j("-----BEGIN PGP ", "PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\n", "lQOYBF0iRnEBCADW1bC5g7L9eUHb5T2Lk4kXr5RQ2p9cZ7mJdN0vYh8sWq3aFt6u\n=abcd\n-----END PGP ", "PRIVATE KEY BLOCK-----"), "private-key", High},
@@ -28,6 +39,7 @@ func TestPositives(t *testing.T) {
 		{"gcp service account", j(`{"type": "service_account", "private_key_id": "`, "3f1c5e8a9b2d4f6a8c0e1b3d5f7a9c2e4b6d8f0a", `"}`), "gcp-service-account", High},
 		{"gcp private key", j(`  "private_key": "-----BEGIN `, `PRIVATE KEY-----\n`, strings.ReplaceAll(pemBody, "\n", `\n`), `-----END `, `PRIVATE KEY-----\n",`), "gcp-service-account", High},
 		{"aws access key", j("aws_access_key_id = AKIA", "Q3EGRT5LZKDW7NPV"), "aws-access-key", High},
+		{"aws key of gitleaks' fixtures", j("aws_access_key_id = AKIA", "LALEMEL33243OLIA"), "aws-access-key", High},
 		{"aws temporary key", j("ASIA", "Y6TQ2KJ8PLMN4RWX in the log"), "aws-access-key", High},
 		{"aws secret key", j("AWS_SECRET_ACCESS_KEY=", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ8kP2mNqL"), "aws-secret-key", High},
 		{"github token", j("token ghp", "_", "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5b here"), "github-token", High},
@@ -50,33 +62,22 @@ func TestPositives(t *testing.T) {
 		{"password in yaml", "  password: hunter2hunter2hunter2", "assigned-secret", Medium},
 		{"secret in a sentence", j("Rotate it: the secret is ", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ8kP2mNq now"), "secret-in-text", Medium},
 		{"api key in a sentence", j("and the api key ", "3fA9kQ2mZx7LpR4sT8vW1yB6nC0dE5gH."), "secret-in-text", Medium},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			fs := Scan(c.text)
-			if len(fs) != 1 {
-				t.Fatalf("%d findings %v in %q", len(fs), fs, c.text)
-			}
-			f := fs[0]
-			if f.Rule != c.rule || f.Severity != c.sev {
-				t.Fatalf("got %s/%s, want %s/%s", f.Rule, f.Severity, c.rule, c.sev)
-			}
-			red, rf := Redact(c.text)
-			if len(rf) != 1 || !strings.Contains(red, "[redacted:"+c.rule+"]") {
-				t.Fatalf("redacted: %q", red)
-			}
-			if again := Scan(red); len(again) != 0 {
-				t.Fatalf("still found after redaction: %v in %q", again, red)
-			}
-			if strings.Contains(f.Excerpt, c.text[f.Start:f.End]) && f.End-f.Start > 10 {
-				t.Errorf("excerpt %q shows the secret", f.Excerpt)
-			}
-		})
+		{"hex token in a sentence", j("Our API token is ", "7f3a9c2e1b4d8f6a0c5e9b3d7f1a2c4e for staging"), "secret-in-text", Medium},
+		{"npm token", j("//registry.npmjs.org/:_authToken=npm", "_", "Zk39fLq2Rv81TbW7xNc5Hy4Mg6Dp0Js8Ue2K"), "npm-token", High},
+		{"pypi token", j("password = pypi", "-AgEIcHlwaS5vcmc", "CJGQ2NjFhYmUyLWIwZDQtNGE3NC1hZjU0LTJiMmY1ZjQ0NzlkMQACKlszLCJ"), "pypi-token", High},
+		{"random key assignment", j(`key="`, "ToCynx5Se4e2PtoZxEhW7lUJcOX15c54", `"`), "assigned-secret", Medium},
+		{"password in prose", "The staging password is hunter2-staging-2024.", "password-in-text", Medium},
+		{"short password in prose", "password is hunter2-Xk9q", "password-in-text", Medium},
+		{"password after a colon", "db password: Tr0ub4dor&3", "password-in-text", Medium},
+		{"passphrase", "the passphrase was 'correct-horse-battery-staple'", "password-in-text", Medium},
+		{"pwd assignment", "root pwd = s3cr3tP@ss!", "password-in-text", Medium},
+		{"password without a verb", "log in as admin with password hunter2-Xk9q", "password-in-text", Medium},
 	}
 }
 
-func TestNegatives(t *testing.T) {
-	for _, text := range []string{
+// Negatives are texts that hold no secret, however they look.
+func Negatives() []string {
+	return []string{
 		"The token budget is 1400 and secret management lives in Vault.",
 		"The token refresher lives in src/auth/TokenRefreshHandler2 now.",
 		"Set the api key to YOUR_API_KEY_GOES_HERE_1234567 first.",
@@ -106,103 +107,30 @@ func TestNegatives(t *testing.T) {
 		"See https://github.com/acme/shop/pull/42 for details.",
 		"eyJhbGciOiJIUzI1NiJ9 is just a header",
 		"The API key header is X-Api-Key and the secret store is AWS Secrets Manager.",
+		"password is required",
+		"the password is hashed with argon2id",
+		"the password is argon2id-hashed before it is stored",
+		"Password is at least 12 characters long.",
+		"password must be 8-64 chars",
+		"password: ${DB_PASSWORD}",
+		"the password field is optional",
+		"reset the password via /account/reset2",
+		"the token for commit 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b landed",
+		"npm_config_registry is read from the environment",
+		// Code that names secrets (crypto/tls, emoji tables, crypto/x509).
+		"\t\tPrivateKey:  testP256PrivateKey,",
+		"\ths.extendedMasterSecret = hs.clientHello.extendedMasterSecret",
+		`    "secret": "\u3299\ufe0f",`,
+		"// The private key MarshalPKCS1PrivateKey returns is DER.",
+		"\ttokens = 2*maxCompilerConcurrency + minTokens*cfg.BuildP",
+		// Hashes and identifiers of secrets, and other scanners' allow marks.
+		`        "hashed_secret": "871deb5e9ff5ce5f777c8d3327511d05f581e755",`,
+		j("secret_key_id = ", "a8f3k2m9q7w1e5r6x7z9"),
+		"public_key: AAAAC3NzaC1lZDI1NTE5AAAAIKx9a8f3k2m9q7w1e5r6",
+		"password = 12345678901234  # pragma: allowlist secret",
+		j("token = ", "a8f3k2m9q7w1e5r6x7z9 # gitleaks:allow"),
+		j("value: AKIA", "TESTTESTTESTTEST"),
+		`	b.Run("Key=smallType/Elem=int32", benchSizes(benchmarkMapIter[smallType, int32]))`,
 		"",
-	} {
-		if fs := Scan(text); len(fs) != 0 {
-			t.Errorf("false positive in %q: %v", text, fs)
-		}
 	}
-}
-
-func TestAllowMarkerAndPatterns(t *testing.T) {
-	key := j("AKIA", "Q3EGRT5LZKDW7NPV")
-	if fs := Scan(key + " # kontext:allow-secret"); len(fs) != 0 {
-		t.Fatalf("allow marker ignored: %v", fs)
-	}
-	s, err := New([]string{`^fixture:`}, []string{`ACME-[0-9]{4}`})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fs := s.Scan("fixture: " + key); len(fs) != 0 {
-		t.Fatalf("allow pattern ignored: %v", fs)
-	}
-	red, fs := s.Redact("client ACME-1234 uses " + key + "\nok")
-	if len(fs) != 2 || fs[0].Rule != CustomRule || fs[1].Rule != "aws-access-key" {
-		t.Fatalf("findings %v", fs)
-	}
-	if red != "client [redacted:custom] uses [redacted:aws-access-key]\nok" {
-		t.Fatalf("redacted %q", red)
-	}
-	if _, err := New([]string{"("}, nil); err == nil {
-		t.Fatal("bad allow pattern accepted")
-	}
-	if _, err := New(nil, []string{"("}); err == nil {
-		t.Fatal("bad redact pattern accepted")
-	}
-}
-
-func TestPositionsAndOverlaps(t *testing.T) {
-	text := j("line one\n  é token: ghp", "_", "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5b\n")
-	fs := Scan(text)
-	if len(fs) != 1 {
-		t.Fatalf("%v", fs)
-	}
-	// The assignment rule and the GitHub rule overlap: one high finding.
-	if f := fs[0]; f.Rule != "github-token" || f.Severity != High || f.Line != 2 || f.Col != 12 {
-		t.Fatalf("%+v", f)
-	}
-	red, _ := Redact(text)
-	if red != "line one\n  é token: [redacted:github-token]\n" {
-		t.Fatalf("%q", red)
-	}
-	if !HasHigh(fs) || HasHigh(nil) {
-		t.Fatal("HasHigh")
-	}
-	if s := fs[0].String(); !strings.Contains(s, "2:12: high secret (github-token)") {
-		t.Fatal(s)
-	}
-}
-
-func TestIsSecretFile(t *testing.T) {
-	secret := []string{
-		".env", ".env.local", "apps/api/.env.production", ".envrc", ".env.keys",
-		"id_rsa", "home/.ssh/config", "keys/id_ed25519", "id_rsa.pub",
-		"tls/server.pem", "server.key", "cert.p12", "cert.pfx", "app.keystore", "release.jks",
-		"infra/terraform.tfstate", "infra/terraform.tfstate.backup", "infra/prod.tfvars", "x.tfvars.json",
-		"credentials.json", ".npmrc", ".pypirc", ".netrc", ".git-credentials", ".htpasswd",
-		"service-account.json", "gcp/service-account-prod.json", "my-service_account.json",
-		"config/secrets.yml", "k8s/app-secret.yaml", "secrets.json", "client_secret.json", `C:\Users\me\.env`,
-	}
-	public := []string{
-		".env.example", ".env.sample", ".env.template", ".env.dist", "apps/api/.env.local.example",
-		"src/main.go", "README.md", "docs/secrets.md", "internal/secrets/secrets.go", "keyboard.ts",
-		"service-account.md", "environment.ts", "src/env.go", "monkey.go",
-	}
-	for _, p := range secret {
-		if !IsSecretFile(p) {
-			t.Errorf("%s should be a secret file", p)
-		}
-	}
-	for _, p := range public {
-		if IsSecretFile(p) {
-			t.Errorf("%s should not be a secret file", p)
-		}
-	}
-}
-
-func FuzzScan(f *testing.F) {
-	f.Add("token: ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5b")
-	f.Add("-----BEGIN RSA PRIVATE KEY-----\n" + pemBody)
-	f.Add("é\n\n")
-	f.Fuzz(func(t *testing.T, s string) {
-		red, fs := Redact(s)
-		for _, f := range fs {
-			if f.Start < 0 || f.End > len(s) || f.Start >= f.End || f.Line < 1 || f.Col < 1 {
-				t.Fatalf("bad finding %+v", f)
-			}
-		}
-		if len(fs) == 0 && red != s {
-			t.Fatal("text changed without findings")
-		}
-	})
 }

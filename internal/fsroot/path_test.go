@@ -25,14 +25,14 @@ func tree(t *testing.T) (*Root, string) {
 		}
 	}
 	links := map[string]string{
-		"rel":       "a/b",                     // a directory inside
-		"chain":     "rel/c",                   // a link through a link
-		"up":        "a/b/../../docs",          // ".." inside the target
+		"rel":       "a/b",                      // a directory inside
+		"chain":     "rel/c",                    // a link through a link
+		"up":        "a/b/../../docs",           // ".." inside the target
 		"absin":     filepath.Join(dir, "docs"), // absolute, inside
-		"absout":    outside,                   // absolute, outside
-		"relout":    "../../",                  // relative, outside
-		"a/b/back":  "../..",                   // back to the root
-		"dangling":  "missing/deeper",          // to nothing
+		"absout":    outside,                    // absolute, outside
+		"relout":    "../../",                   // relative, outside
+		"a/b/back":  "../..",                    // back to the root
+		"dangling":  "missing/deeper",           // to nothing
 		"loop1":     "loop2",
 		"loop2":     "loop1",
 		"docs/self": ".",

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os/exec"
 	"strconv"
 	"strings"
 	"time"
@@ -141,23 +140,27 @@ func (r *Repo) EachCommit(ctx context.Context, opts LogOptions, f func(Commit) e
 	}
 	args = append(args, opts.Paths...)
 
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = r.Dir
-	cmd.Env = environment(nil)
+	cmd := command(ctx, r.Dir, nil, args...)
 	cmd.Stdin = stdin
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr := &stderrBuffer{}
+	cmd.Stderr = stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return err
 	}
-	if err := cmd.Start(); err != nil {
+	finish, err := start(ctx, cmd)
+	if err != nil {
 		return err
 	}
+	defer finish()
 	rd := bufio.NewReaderSize(stdout, 256<<10)
 	var parseErr error
 	stopped := false
 	for {
+		if ctx.Err() != nil {
+			stopped = true
+			break
+		}
 		rec, err := readRecord(rd)
 		if len(rec) > 0 {
 			c, perr := parseCommit(rec)
@@ -178,11 +181,17 @@ func (r *Repo) EachCommit(ctx context.Context, opts LogOptions, f func(Commit) e
 		}
 	}
 	if stopped || parseErr != nil {
-		_ = cmd.Process.Kill()
+		_ = cmd.Cancel()
 		_ = cmd.Wait()
+		if parseErr == nil {
+			parseErr = ctx.Err()
+		}
 		return parseErr
 	}
 	if err := cmd.Wait(); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		return &Error{Args: args, Stderr: stderr.String(), Err: err}
 	}
 	return nil
@@ -194,7 +203,9 @@ func readRecord(rd *bufio.Reader) ([]byte, error) {
 	for {
 		chunk, err := rd.ReadSlice(recordSep[0])
 		if err == bufio.ErrBufferFull {
-			rec = append(rec, chunk...)
+			if rec = append(rec, chunk...); len(rec) > MaxOutputBytes {
+				return nil, fmt.Errorf("git log: a commit record over %d MiB", MaxOutputBytes>>20)
+			}
 			continue
 		}
 		if err != nil {

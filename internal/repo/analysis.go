@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/git"
 	"github.com/kontext-dev/kontext/internal/repo/analyze"
 	"github.com/kontext-dev/kontext/internal/repo/model"
@@ -308,14 +309,15 @@ func (rs *rootState) snapshot(g *model.Graph, hist *analyze.History, took time.D
 }
 
 // source reads files for the heuristics: never a sensitive file, never
-// through a symlink out of the root.
+// through a symlink out of the root, never anything but a regular file of
+// at most fsroot.MaxFileBytes.
 func (rs *rootState) source() analyze.Source {
 	files := rs.files
 	return func(p string) ([]byte, error) {
 		if scan.Sensitive(p) {
 			return nil, fs.ErrPermission
 		}
-		return files.ReadFile(filepath.FromSlash(p))
+		return fsroot.Read(files, filepath.FromSlash(p), fsroot.MaxFileBytes)
 	}
 }
 

@@ -113,7 +113,7 @@ func writeFacts(root *fsroot.Root, rel, doc string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	cur, err := os.ReadFile(abs)
+	cur, err := fsroot.Read(nil, abs, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(path.Dir(abs), 0o755); err != nil {
 			return false, err

@@ -19,6 +19,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/git"
 	"github.com/kontext-dev/kontext/internal/lazyregexp"
 )
@@ -413,7 +414,7 @@ func defaultsLayer() layerData {
 }
 
 func readLayer(l Layer, path string) (layerData, bool, error) {
-	data, err := os.ReadFile(path)
+	data, err := fsroot.Read(nil, path, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return layerData{}, false, nil
 	}

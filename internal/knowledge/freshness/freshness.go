@@ -11,7 +11,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/kontext-dev/kontext/internal/atomicfile"
+	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/git"
 	"github.com/kontext-dev/kontext/internal/knowledge/glob"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
@@ -165,7 +165,7 @@ func (c *Checker) readFile(key string) ([]Stale, bool) {
 	if c.File == "" {
 		return nil, false
 	}
-	data, err := os.ReadFile(c.File)
+	data, err := fsroot.Read(nil, c.File, 0)
 	if err != nil {
 		return nil, false
 	}

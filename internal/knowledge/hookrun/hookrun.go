@@ -211,7 +211,7 @@ func (r *runner) renderIndex(ctx context.Context, t *check.Target, view *check.I
 	if err != nil {
 		return err
 	}
-	work, werr := os.ReadFile(abs)
+	work, werr := fsroot.Read(nil, abs, 0)
 	inWork := werr == nil
 	base := staged
 	if !inIndex && inWork {
@@ -279,7 +279,7 @@ func partialCommit(getenv func(string) string) bool {
 // aborted commit's marker changes nothing).
 func (r *runner) syncPartialReadme(ctx context.Context) {
 	marker := filepath.Join(r.repo.GitDir, readmeMarker)
-	data, err := os.ReadFile(marker)
+	data, err := fsroot.Read(nil, marker, 0)
 	if err != nil {
 		return
 	}
@@ -487,7 +487,7 @@ func addTrailers(ctx context.Context, repo *git.Repo, msgFile string, trailers [
 	if err != nil {
 		return err
 	}
-	before, err := os.ReadFile(abs)
+	before, err := fsroot.Read(nil, abs, 0)
 	if err != nil {
 		return err
 	}
@@ -501,7 +501,7 @@ func addTrailers(ctx context.Context, repo *git.Repo, msgFile string, trailers [
 	if !emptyMessage(before) {
 		return nil
 	}
-	after, err := os.ReadFile(abs)
+	after, err := fsroot.Read(nil, abs, 0)
 	if err != nil {
 		return err
 	}
@@ -548,7 +548,7 @@ func amending() bool {
 }
 
 func procArgs(pid int) []string {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	data, err := fsroot.Read(nil, "/proc/"+strconv.Itoa(pid)+"/cmdline", 0)
 	if err != nil {
 		return nil
 	}
@@ -556,7 +556,7 @@ func procArgs(pid int) []string {
 }
 
 func procParent(pid int) int {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	data, err := fsroot.Read(nil, "/proc/"+strconv.Itoa(pid)+"/stat", 0)
 	if err != nil {
 		return 0
 	}

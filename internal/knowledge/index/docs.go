@@ -16,6 +16,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/git"
 	"github.com/kontext-dev/kontext/internal/knowledge/secrets"
 )
@@ -266,9 +267,9 @@ func (s *DocsSource) Load(ctx context.Context, items []Item, emit func(Item, []D
 			}
 			continue
 		}
-		data, err := os.ReadFile(full)
+		data, err := fsroot.Read(nil, full, s.maxBytes)
 		var docs []Doc
-		if err == nil && int64(len(data)) <= s.maxBytes {
+		if err == nil {
 			docs = splitMarkdown(it.Key, data, s.src)
 		}
 		if err := emit(Item{Key: it.Key, Version: FileVersion(fi)}, docs); err != nil {

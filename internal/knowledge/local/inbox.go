@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kontext-dev/kontext/internal/atomicfile"
+	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/knowledge/secrets"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 )
@@ -288,7 +289,7 @@ func (s *State) read(ctx context.Context, dir string, gone bool) ([]*Candidate, 
 		if !de.Type().IsRegular() || strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".md") {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, name))
+		data, err := fsroot.Read(nil, filepath.Join(dir, name), 0)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue // dropped or promoted meanwhile
@@ -520,7 +521,7 @@ func (s *State) twin(id string) *store.Entry {
 	if strings.ContainsAny(id, `/\`) {
 		return nil
 	}
-	data, err := os.ReadFile(filepath.Join(s.PromotedDir(), id+".md"))
+	data, err := fsroot.Read(nil, filepath.Join(s.PromotedDir(), id+".md"), 0)
 	if err != nil {
 		return nil
 	}

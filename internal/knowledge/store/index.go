@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kontext-dev/kontext/internal/atomicfile"
+	"github.com/kontext-dev/kontext/internal/fsroot"
 )
 
 // The markers around the generated part of the store's README.md. Text
@@ -149,7 +150,7 @@ func (s *Store) WriteIndex(entries []*Entry) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	cur, err := os.ReadFile(abs)
+	cur, err := fsroot.Read(nil, abs, 0)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, err
 	}

@@ -29,26 +29,28 @@ const MaxOutputBytes = 256 << 20
 const waitDelay = time.Second
 
 var (
-	slots         = make(chan struct{}, MaxProcesses)
-	outputLimit   = MaxOutputBytes // tests lower it
-	running, peak atomic.Int64
+	slots                  = make(chan struct{}, MaxProcesses)
+	outputLimit            = MaxOutputBytes // tests lower it
+	running, peak, counter atomic.Int64
 )
 
-// ProcessStats say how many git processes run now and the most that ever
-// ran at once, batch readers included; for tests and benchmarks.
+// ProcessStats say how many git processes run now, the most that ever ran
+// at once and how many were started in all, batch readers included; for
+// tests and benchmarks.
 type ProcessStats struct {
-	Running, Peak int64
+	Running, Peak, Started int64
 }
 
 // Processes returns the current ProcessStats.
 func Processes() ProcessStats {
-	return ProcessStats{Running: running.Load(), Peak: peak.Load()}
+	return ProcessStats{Running: running.Load(), Peak: peak.Load(), Started: counter.Load()}
 }
 
 // ResetPeak sets the peak to the number running now.
 func ResetPeak() { peak.Store(running.Load()) }
 
 func started() {
+	counter.Add(1)
 	n := running.Add(1)
 	for {
 		p := peak.Load()

@@ -133,12 +133,15 @@ func (w *why) blamed(ctx context.Context, rel string, start, end int, b *strings
 	if len(lines) > w.limit {
 		fmt.Fprintf(b, "(+%d more lines)\n", len(lines)-w.limit)
 	}
+	// One git log for every commit the lines name (up to 500 of them),
+	// not a process each.
 	var commits []git.Commit
-	for _, sha := range shas {
-		cs, err := w.o.git.Log(ctx, git.LogOptions{Rev: sha, MaxCount: 1})
-		if err == nil && len(cs) == 1 {
-			commits = append(commits, cs[0])
+	if len(shas) > 0 {
+		cs, err := w.o.git.Log(ctx, git.LogOptions{Revs: shas})
+		if err != nil && ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
+		commits = cs
 	}
 	if len(shas) == 0 {
 		b.WriteString("(these lines are not committed yet)\n")
@@ -335,7 +338,11 @@ func (w *why) symbol(ctx context.Context, symbol string) (*mcp.ToolResult, error
 		text string
 	}
 	var defs, uses []hit
-	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+	for i, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		// A common word matches millions of lines: stop with the request.
+		if i%4096 == 4095 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		parts := strings.SplitN(l, ":", 3)
 		if len(parts) != 3 {
 			continue

@@ -70,6 +70,10 @@ func Open(dir string) (*Root, error) {
 // Dir returns the root's absolute path.
 func (r *Root) Dir() string { return r.dir }
 
+// Contains reports whether the absolute path p lies inside the root (or is
+// the root), lexically: p should have its symlinks resolved.
+func (r *Root) Contains(p string) bool { return within(r.dir, filepath.Clean(p)) }
+
 // OS is the os.Root the guard reads through, for code that reads many files
 // and does its own walking (the repository scan).
 func (r *Root) OS() *os.Root { return r.os }

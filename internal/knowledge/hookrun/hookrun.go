@@ -126,6 +126,7 @@ func (r *runner) load(ctx context.Context) bool {
 		return false
 	}
 	r.cfg, r.st = cfg, store.New(root, cfg)
+	r.st.TempDir = filepath.Join(r.repo.CommonDir, "kontext", "tmp") // as local.State.TempDir
 	return true
 }
 
@@ -232,7 +233,7 @@ func (r *runner) renderIndex(ctx context.Context, t *check.Target, view *check.I
 	}
 	defer unlock()
 	if !inIndex || !view.Modified(rel) || !inWork {
-		if err := atomicfile.Write(abs, next, 0o644); err != nil {
+		if err := atomicfile.WriteIn(state.TempDir(), abs, next, 0o644); err != nil {
 			return err
 		}
 		if err := r.repo.Add(ctx, rel); err != nil {
@@ -248,7 +249,7 @@ func (r *runner) renderIndex(ctx context.Context, t *check.Target, view *check.I
 			return err
 		}
 		if w := store.UpdateIndex(work, view.Entries, r.st.Dir()); !bytes.Equal(w, work) {
-			if err := atomicfile.Write(abs, w, 0o644); err != nil {
+			if err := atomicfile.WriteIn(state.TempDir(), abs, w, 0o644); err != nil {
 				return err
 			}
 		}

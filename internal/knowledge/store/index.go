@@ -161,7 +161,7 @@ func (s *Store) WriteIndex(entries []*Entry) (bool, error) {
 	if cur != nil && string(next) == string(cur) {
 		return false, nil
 	}
-	return true, atomicfile.Write(abs, next, 0o644)
+	return true, atomicfile.WriteIn(s.TempDir, abs, next, 0o644)
 }
 
 // Scaffold creates the store's skeleton where it is missing: the kinds'
@@ -203,7 +203,7 @@ func (s *Store) Scaffold(configTOML string) ([]string, error) {
 		if _, err := os.Lstat(abs); err == nil {
 			continue // the common case after set-up: no temp file, no fsync
 		}
-		err = atomicfile.Create(abs, []byte(f.text), 0o644)
+		err = atomicfile.CreateIn(s.TempDir, abs, []byte(f.text), 0o644)
 		switch {
 		case err == nil:
 			created = append(created, rel)

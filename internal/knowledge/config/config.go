@@ -421,15 +421,21 @@ func readLayer(l Layer, path string) (layerData, bool, error) {
 	if err != nil {
 		return layerData{}, false, fmt.Errorf("config: %w", err)
 	}
+	d, err := parseLayer(l, path, data)
+	return d, err == nil, err
+}
+
+// parseLayer reads one layer's TOML (the content of path).
+func parseLayer(l Layer, path string, data []byte) (layerData, error) {
 	var m map[string]any
 	if _, err := toml.Decode(string(data), &m); err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return layerData{}, false, fmt.Errorf("config: %s:%d: %s", path, pe.Position.Line, pe.Message)
+			return layerData{}, fmt.Errorf("config: %s:%d: %s", path, pe.Position.Line, pe.Message)
 		}
-		return layerData{}, false, fmt.Errorf("config: %s: %w", path, err)
+		return layerData{}, fmt.Errorf("config: %s: %w", path, err)
 	}
-	return layerData{layer: l, file: path, values: m, lines: keyLines(data)}, true, nil
+	return layerData{layer: l, file: path, values: m, lines: keyLines(data)}, nil
 }
 
 // aliases are keys of older versions of the original, read as their

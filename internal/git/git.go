@@ -97,6 +97,9 @@ func runEnv(ctx context.Context, dir string, env []string, stdin io.Reader, args
 	cmd.Stderr = stderr
 	finish, err := start(ctx, cmd)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, &Error{Args: args, Err: err}
 	}
 	err = cmd.Wait()
@@ -106,7 +109,9 @@ func runEnv(ctx context.Context, dir string, env []string, stdin io.Reader, args
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			err = ctx.Err()
+			// The request ended: not git's answer (callers read an exit
+			// status with an empty stderr as one).
+			return nil, ctx.Err()
 		}
 		return stdout.buf, &Error{Args: args, Stderr: stderr.String(), Err: err}
 	}
@@ -132,6 +137,9 @@ func (r *Repo) RunEnv(ctx context.Context, env []string, args ...string) ([]byte
 func (r *Repo) Head(ctx context.Context) (string, error) {
 	out, err := r.Run(ctx, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
 	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err() // not an unborn branch: the request ended
+		}
 		var ge *Error
 		if errors.As(err, &ge) && strings.TrimSpace(ge.Stderr) == "" {
 			return "", nil // unborn branch

@@ -237,3 +237,30 @@ func TestBatchReadersAreBoundedGlobally(t *testing.T) {
 		t.Errorf("%d repos hold a batch process, want %d", live, MaxBatchReaders)
 	}
 }
+
+// A command its request's end stopped is not git's answer: Head read an
+// exit status with an empty stderr as an unborn branch, so a cancelled
+// request saw a repository without commits.
+func TestCancelledCommandIsNotAnAnswer(t *testing.T) {
+	dir := initRepo(t)
+	r, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := r.RunInput(context.Background(), nil, "commit", "-q", "--allow-empty", "-m", "one"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if head, err := r.Head(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Head with a cancelled context = %q, %v; want context.Canceled", head, err)
+	}
+	if _, err := r.Run(ctx, "rev-parse", "HEAD"); !errors.Is(err, context.Canceled) {
+		t.Errorf("Run with a cancelled context: %v", err)
+	}
+	var ge *Error
+	if _, err := r.Run(ctx, "check-ignore", "x"); errors.As(err, &ge) {
+		t.Errorf("a cancelled command came back as git's own failure: %v", err)
+	}
+}

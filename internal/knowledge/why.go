@@ -328,6 +328,9 @@ func definitionRE(symbol string) *regexp.Regexp {
 func (w *why) symbol(ctx context.Context, symbol string) (*mcp.ToolResult, error) {
 	// -F: a symbol is text, not a pattern ("." and "$" are in symbols).
 	out, err := w.o.git.Run(ctx, "grep", "-n", "-I", "-w", "-F", "--untracked", "-e", symbol, "--", ".")
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
 	if err != nil && len(out) == 0 {
 		return nil, fmt.Errorf("%q is not a path, a line, a commit, or a symbol that appears in the repository", symbol)
 	}

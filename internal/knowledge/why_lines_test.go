@@ -3,6 +3,7 @@ package knowledge
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -52,5 +53,29 @@ func TestWhyLinesReadsTheirCommitsInOneProcess(t *testing.T) {
 	// number (11 processes before: a HEAD and a log per commit).
 	if started > 3 {
 		t.Errorf("ctx_why on 6 lines of 5 commits started %d git processes", started)
+	}
+}
+
+// A request cancelled (or timed out) before its git work starts none of
+// it: the git layer checks the context before taking a process slot.
+func TestCancelledWhyStartsNoGit(t *testing.T) {
+	dir, _ := openTest(t)
+	svc := NewService(dir)
+	svc.getenv = func(string) string { return "" }
+	t.Cleanup(func() { svc.Close() })
+	h := NewHandlers(svc)
+	if _, err := h.CtxWhy(context.Background(), &spec.CtxWhyInput{Target: "src/api.go"}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	before := git.Processes().Started
+	for _, target := range []string{"src/api.go", "src/api.go:1-1", "package"} {
+		if _, err := h.CtxWhy(ctx, &spec.CtxWhyInput{Target: target}); !errors.Is(err, context.Canceled) {
+			t.Errorf("ctx_why %s with a cancelled context: %v", target, err)
+		}
+	}
+	if n := git.Processes().Started - before; n != 0 {
+		t.Errorf("cancelled requests started %d git processes", n)
 	}
 }

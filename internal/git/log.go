@@ -103,7 +103,10 @@ var errStop = fmt.Errorf("stop")
 // Stop, returned by an EachCommit callback, ends the walk without an error.
 var Stop = errStop
 
-// EachCommit calls f for each commit Log would return.
+// EachCommit calls f for each commit Log would return. The walk holds one
+// of the MaxProcesses slots while f runs, so f must not run git commands
+// itself (reading objects with Object is fine: batch readers are bounded
+// apart); a cancelled ctx stops the walk and kills git.
 func (r *Repo) EachCommit(ctx context.Context, opts LogOptions, f func(Commit) error) error {
 	head, err := r.Head(ctx)
 	if err != nil {

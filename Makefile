@@ -5,7 +5,8 @@
 GO       ?= go
 BIN      := bin
 NPM_DIR  := interop
-FUZZTIME ?= 20s
+# The fuzz run's total time, split evenly across every fuzz target (.ci/fuzz).
+FUZZTIME ?= 3m
 
 .PHONY: all build run test generate check-generated vet test-go interop-deps interop fuzz bench snapshots clean
 
@@ -53,10 +54,9 @@ interop-deps:
 interop: interop-deps
 	KONTEXT_INTEROP=1 $(GO) test -count=1 ./internal/interop/...
 
+# Every fuzz target of the module (found in the source), FUZZTIME in all.
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzSession -fuzztime $(FUZZTIME) ./internal/mcp
-	$(GO) test -run '^$$' -fuzz FuzzLanguage -fuzztime $(FUZZTIME) ./internal/linguist
-	$(GO) test -run '^$$' -fuzz FuzzNoDrift -fuzztime $(FUZZTIME) ./internal/toolsets
+	GO=$(GO) FUZZTIME=$(FUZZTIME) .ci/fuzz
 
 test: check-generated vet test-go interop fuzz
 

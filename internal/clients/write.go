@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/kontext-dev/kontext/internal/atomicfile"
+	"github.com/kontext-dev/kontext/internal/fsroot"
 )
 
 // WriteFile merges the kontext entry into the configuration file at path
@@ -29,7 +30,7 @@ func (c Client) WriteFile(path string, s Spec) (changed bool, err error) {
 		return false, err
 	}
 	perm := fs.FileMode(0o644)
-	existing, err := os.ReadFile(target)
+	existing, err := fsroot.Read(nil, target, 0)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		existing = nil

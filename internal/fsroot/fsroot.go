@@ -70,6 +70,10 @@ func Open(dir string) (*Root, error) {
 // Dir returns the root's absolute path.
 func (r *Root) Dir() string { return r.dir }
 
+// Contains reports whether the absolute path p lies inside the root (or is
+// the root), lexically: p should have its symlinks resolved.
+func (r *Root) Contains(p string) bool { return within(r.dir, filepath.Clean(p)) }
+
 // OS is the os.Root the guard reads through, for code that reads many files
 // and does its own walking (the repository scan).
 func (r *Root) OS() *os.Root { return r.os }
@@ -91,6 +95,10 @@ func (e *OutsideError) Error() string {
 // Path resolves p (relative to the root, or absolute) to an absolute path
 // inside the root. It refuses paths that leave the root lexically ("..") or
 // through a symlink; p need not exist (its existing part is checked).
+//
+// The work is linear in the length of p: one walk over its components,
+// one lstat each until the first that does not exist (a path of 32,000
+// components costs what its existing prefix costs, not 32,000 walks).
 func (r *Root) Path(p string) (string, error) {
 	if p == "" {
 		return r.dir, nil
@@ -106,26 +114,88 @@ func (r *Root) Path(p string) (string, error) {
 	if !within(r.dir, abs) {
 		return "", &OutsideError{p, "it leads out of " + r.dir}
 	}
-	// Resolve symlinks in the part that exists.
-	existing, rest := abs, ""
-	for {
-		real, err := filepath.EvalSymlinks(existing)
-		if err == nil {
-			if !within(r.dir, real) {
-				return "", &OutsideError{p, "a symlink leads out of " + r.dir}
-			}
-			return filepath.Join(real, rest), nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return "", err
-		}
-		parent := filepath.Dir(existing)
-		if parent == existing {
-			return "", err
-		}
-		rest = filepath.Join(filepath.Base(existing), rest)
-		existing = parent
+	// The root itself is free of symlinks: only what follows it is walked.
+	rest := strings.TrimPrefix(strings.TrimPrefix(abs, r.dir), string(filepath.Separator))
+	real, err := resolve(r.dir, rest)
+	if err != nil {
+		return "", err
 	}
+	if !within(r.dir, real) {
+		return "", &OutsideError{p, "a symlink leads out of " + r.dir}
+	}
+	return real, nil
+}
+
+// maxLinks is how many symlinks one resolution follows, as the kernel's
+// own bound (ELOOP) does.
+const maxLinks = 255
+
+// lstat is os.Lstat; tests count the calls through it.
+var lstat = os.Lstat
+
+// resolve follows the symlinks of rest (a clean, relative path) below base
+// (an absolute path free of symlinks), component by component, and returns
+// the real path: what filepath.EvalSymlinks returns, except that a
+// missing component ends the walk and the rest is kept as written.
+func resolve(base, rest string) (string, error) {
+	const sep = string(filepath.Separator)
+	buf := make([]byte, 0, len(base)+len(rest)+1)
+	buf = append(buf, base...)
+	volume := len(filepath.VolumeName(base)) + 1 // the shortest buf: the volume's root
+	links := 0
+	for rest != "" {
+		var comp string
+		comp, rest, _ = strings.Cut(rest, sep)
+		switch comp {
+		case "", ".":
+			continue
+		case "..":
+			// buf is real, so its lexical parent is its parent.
+			if i := strings.LastIndex(string(buf[volume-1:]), sep); i > 0 {
+				buf = buf[:volume-1+i]
+			} else {
+				buf = buf[:volume]
+			}
+			continue
+		}
+		n := len(buf)
+		if n > volume || buf[n-1] != filepath.Separator {
+			buf = append(buf, filepath.Separator)
+		}
+		buf = append(buf, comp...)
+		cur := string(buf)
+		info, err := lstat(cur)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				// Nothing below a missing component exists either.
+				return filepath.Join(cur, rest), nil
+			}
+			return "", err
+		}
+		if info.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		if links++; links > maxLinks {
+			return "", &fs.PathError{Op: "resolve", Path: cur, Err: errors.New("too many levels of symbolic links")}
+		}
+		target, err := os.Readlink(cur)
+		if err != nil {
+			return "", err
+		}
+		buf = buf[:n]
+		if filepath.IsAbs(target) {
+			vol := filepath.VolumeName(target)
+			buf = append(buf[:0], vol...)
+			buf = append(buf, filepath.Separator)
+			volume = len(vol) + 1
+			target = strings.TrimLeft(target[len(vol):], sep)
+		}
+		if rest != "" {
+			target += sep + rest
+		}
+		rest = target
+	}
+	return string(buf), nil
 }
 
 // Rel returns p relative to the root, with slashes.
@@ -141,14 +211,21 @@ func (r *Root) Rel(p string) (string, error) {
 	return filepath.ToSlash(rel), nil
 }
 
-// ReadFile reads a file under the root; the read itself cannot follow a
-// symlink out of it (os.Root).
+// ReadFile reads a regular file under the root, at most MaxFileBytes of
+// it (see Read); the read itself cannot follow a symlink out of the root
+// (os.Root).
 func (r *Root) ReadFile(p string) ([]byte, error) {
+	return r.ReadFileLimit(p, MaxFileBytes)
+}
+
+// ReadFileLimit is ReadFile with a smaller bound, for readers that need
+// only the start of what a file may hold.
+func (r *Root) ReadFileLimit(p string, limit int64) ([]byte, error) {
 	rel, err := r.Rel(p)
 	if err != nil {
 		return nil, err
 	}
-	return r.os.ReadFile(filepath.FromSlash(rel))
+	return Read(r.os, filepath.FromSlash(rel), limit)
 }
 
 // WriteFile writes a file under the root atomically: a temporary file in the

@@ -5,17 +5,14 @@
 package git
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 )
@@ -92,17 +89,33 @@ func run(ctx context.Context, dir string, stdin io.Reader, args ...string) ([]by
 }
 
 func runEnv(ctx context.Context, dir string, env []string, stdin io.Reader, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	cmd.Env = environment(env)
+	cmd := command(ctx, dir, env, args...)
 	cmd.Stdin = stdin
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return stdout.Bytes(), &Error{Args: args, Stderr: stderr.String(), Err: err}
+	stdout := &cappedBuffer{limit: outputLimit}
+	stderr := &stderrBuffer{}
+	cmd.Stdout = stdout
+	cmd.Stderr = stderr
+	finish, err := start(ctx, cmd)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &Error{Args: args, Err: err}
 	}
-	return stdout.Bytes(), nil
+	err = cmd.Wait()
+	finish()
+	if stdout.over {
+		return nil, &OutputTooLargeError{Args: args, Limit: int64(outputLimit)}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			// The request ended: not git's answer (callers read an exit
+			// status with an empty stderr as one).
+			return nil, ctx.Err()
+		}
+		return stdout.buf, &Error{Args: args, Stderr: stderr.String(), Err: err}
+	}
+	return stdout.buf, nil
 }
 
 // Run runs git in the work tree and returns its stdout.
@@ -124,6 +137,9 @@ func (r *Repo) RunEnv(ctx context.Context, env []string, args ...string) ([]byte
 func (r *Repo) Head(ctx context.Context) (string, error) {
 	out, err := r.Run(ctx, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
 	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err() // not an unborn branch: the request ended
+		}
 		var ge *Error
 		if errors.As(err, &ge) && strings.TrimSpace(ge.Stderr) == "" {
 			return "", nil // unborn branch
@@ -218,110 +234,6 @@ func (r *Repo) Add(ctx context.Context, paths ...string) error {
 	}
 	_, err := r.Run(ctx, append([]string{"add", "--"}, paths...)...)
 	return err
-}
-
-// Object reads one object ("<sha>", "<rev>:<path>") through the batch
-// process. ok is false when the object does not exist.
-func (r *Repo) Object(ctx context.Context, name string) (kind string, data []byte, ok bool, err error) {
-	if strings.ContainsAny(name, "\n") {
-		return "", nil, false, fmt.Errorf("object name with a newline: %q", name)
-	}
-	r.catMu.Lock()
-	defer r.catMu.Unlock()
-	if r.cat == nil {
-		r.cat, err = startCatFile(r.Dir)
-		if err != nil {
-			return "", nil, false, err
-		}
-	}
-	kind, data, ok, err = r.cat.read(name)
-	if err != nil {
-		// A broken batch process is restarted on the next read.
-		r.cat.close()
-		r.cat = nil
-	}
-	return kind, data, ok, err
-}
-
-// FileAt returns the content of path at a revision, without a checkout.
-func (r *Repo) FileAt(ctx context.Context, rev, path string) ([]byte, bool, error) {
-	kind, data, ok, err := r.Object(ctx, rev+":"+path)
-	if err != nil || !ok {
-		return nil, ok, err
-	}
-	if kind != "blob" {
-		return nil, false, fmt.Errorf("%s:%s is a %s, not a file", rev, path, kind)
-	}
-	return data, true, nil
-}
-
-// Close stops the batch process.
-func (r *Repo) Close() error {
-	r.catMu.Lock()
-	defer r.catMu.Unlock()
-	if r.cat != nil {
-		r.cat.close()
-		r.cat = nil
-	}
-	return nil
-}
-
-// catFile is a running `git cat-file --batch`.
-type catFile struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Reader
-}
-
-func startCatFile(dir string) (*catFile, error) {
-	cmd := exec.Command("git", "cat-file", "--batch")
-	cmd.Dir = dir
-	cmd.Env = environment(nil)
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	return &catFile{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 64<<10)}, nil
-}
-
-func (c *catFile) read(name string) (string, []byte, bool, error) {
-	if _, err := io.WriteString(c.in, name+"\n"); err != nil {
-		return "", nil, false, err
-	}
-	header, err := c.out.ReadString('\n')
-	if err != nil {
-		return "", nil, false, err
-	}
-	// "<name> missing" and "<name> ambiguous" echo the name, which may hold
-	// spaces (rev:path with a space in the path).
-	if h := strings.TrimSuffix(header, "\n"); strings.HasSuffix(h, " missing") || strings.HasSuffix(h, " ambiguous") {
-		return "", nil, false, nil
-	}
-	fields := strings.Fields(header)
-	if len(fields) != 3 {
-		return "", nil, false, fmt.Errorf("git cat-file: unexpected header %q", header)
-	}
-	size, err := strconv.Atoi(fields[2])
-	if err != nil {
-		return "", nil, false, fmt.Errorf("git cat-file: bad size in %q", header)
-	}
-	data := make([]byte, size+1) // the content and its trailing newline
-	if _, err := io.ReadFull(c.out, data); err != nil {
-		return "", nil, false, err
-	}
-	return fields[1], data[:size], true, nil
-}
-
-func (c *catFile) close() {
-	c.in.Close()
-	_ = c.cmd.Wait()
 }
 
 // RemoteURL returns the URL of the `origin` remote, else of the first

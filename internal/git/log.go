@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os/exec"
 	"strconv"
 	"strings"
 	"time"
@@ -79,10 +78,13 @@ func (o LogOptions) limitArgs(args []string) []string {
 	return args
 }
 
-const (
-	recordSep = "\x1e"
-	fieldSep  = "\x1f"
-)
+// logFormat asks git log for a commit's fields, each ended by a NUL: the
+// one byte git allows in no message, name or path (a record and a unit
+// separator, as before, broke the whole history on a commit whose message
+// held one). With -z, git ends the commit with one more NUL and follows
+// it with the --name-status pairs, also NUL-ended, the first after a
+// newline.
+const logFormat = "%H%x00%P%x00%an%x00%ae%x00%at%x00%s%x00%b%x00"
 
 // Log lists commits, newest first (or oldest first with Reverse). It streams
 // git's output, so a long history is parsed without being held twice.
@@ -101,7 +103,10 @@ var errStop = fmt.Errorf("stop")
 // Stop, returned by an EachCommit callback, ends the walk without an error.
 var Stop = errStop
 
-// EachCommit calls f for each commit Log would return.
+// EachCommit calls f for each commit Log would return. The walk holds one
+// of the MaxProcesses slots while f runs, so f must not run git commands
+// itself (reading objects with Object is fine: batch readers are bounded
+// apart); a cancelled ctx stops the walk and kills git.
 func (r *Repo) EachCommit(ctx context.Context, opts LogOptions, f func(Commit) error) error {
 	head, err := r.Head(ctx)
 	if err != nil {
@@ -110,7 +115,7 @@ func (r *Repo) EachCommit(ctx context.Context, opts LogOptions, f func(Commit) e
 	if head == "" && len(opts.Revs) == 0 && (opts.Rev == "" || opts.Rev == "HEAD") {
 		return nil // no commits yet
 	}
-	args := opts.limitArgs([]string{"log", "-z", "--format=" + recordSep + "%H" + fieldSep + "%P" + fieldSep + "%an" + fieldSep + "%ae" + fieldSep + "%at" + fieldSep + "%s" + fieldSep + "%b" + fieldSep})
+	args := opts.limitArgs([]string{"log", "-z", "--format=" + logFormat})
 	if opts.Files {
 		args = append(args, "--name-status", "--no-renames")
 	}
@@ -141,98 +146,184 @@ func (r *Repo) EachCommit(ctx context.Context, opts LogOptions, f func(Commit) e
 	}
 	args = append(args, opts.Paths...)
 
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = r.Dir
-	cmd.Env = environment(nil)
+	cmd := command(ctx, r.Dir, nil, args...)
 	cmd.Stdin = stdin
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr := &stderrBuffer{}
+	cmd.Stderr = stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return err
 	}
-	if err := cmd.Start(); err != nil {
+	finish, err := start(ctx, cmd)
+	if err != nil {
 		return err
 	}
-	rd := bufio.NewReaderSize(stdout, 256<<10)
+	defer finish()
+	lp := newLogParser(stdout)
 	var parseErr error
 	stopped := false
 	for {
-		rec, err := readRecord(rd)
-		if len(rec) > 0 {
-			c, perr := parseCommit(rec)
-			if perr != nil {
-				parseErr = perr
-				break
-			}
-			if ferr := f(c); ferr != nil {
-				if ferr != errStop {
-					parseErr = ferr
-				}
-				stopped = true
-				break
-			}
+		if ctx.Err() != nil {
+			stopped = true
+			break
 		}
+		c, ok, err := lp.next()
 		if err != nil {
+			parseErr = err
+			break
+		}
+		if !ok {
+			break
+		}
+		if ferr := f(c); ferr != nil {
+			if ferr != errStop {
+				parseErr = ferr
+			}
+			stopped = true
 			break
 		}
 	}
 	if stopped || parseErr != nil {
-		_ = cmd.Process.Kill()
+		_ = cmd.Cancel()
 		_ = cmd.Wait()
+		if parseErr == nil {
+			parseErr = ctx.Err()
+		}
 		return parseErr
 	}
 	if err := cmd.Wait(); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		return &Error{Args: args, Stderr: stderr.String(), Err: err}
 	}
 	return nil
 }
 
-// readRecord returns the bytes up to the next record separator.
-func readRecord(rd *bufio.Reader) ([]byte, error) {
-	var rec []byte
+// logParser reads the commits of `git log -z --format=<logFormat>`
+// [--name-status] as they stream in.
+type logParser struct {
+	rd *bufio.Reader
+	// peek is a token read ahead: the sha that ended the previous
+	// commit's file list.
+	peek    string
+	peeked  bool
+	atEOF   bool
+	scratch []byte
+}
+
+func newLogParser(r io.Reader) *logParser {
+	return &logParser{rd: bufio.NewReaderSize(r, 256<<10)}
+}
+
+// token returns the bytes up to the next NUL; ok is false at the end of
+// the stream (a last token without its NUL is still returned).
+func (p *logParser) token() (string, bool, error) {
+	if p.peeked {
+		p.peeked = false
+		return p.peek, true, nil
+	}
+	if p.atEOF {
+		return "", false, nil
+	}
+	p.scratch = p.scratch[:0]
 	for {
-		chunk, err := rd.ReadSlice(recordSep[0])
+		chunk, err := p.rd.ReadSlice(0)
 		if err == bufio.ErrBufferFull {
-			rec = append(rec, chunk...)
+			if p.scratch = append(p.scratch, chunk...); len(p.scratch) > MaxOutputBytes {
+				return "", false, fmt.Errorf("git log: a field over %d MiB", MaxOutputBytes>>20)
+			}
 			continue
 		}
+		if err == io.EOF {
+			p.atEOF = true
+			p.scratch = append(p.scratch, chunk...)
+			if len(p.scratch) == 0 {
+				return "", false, nil
+			}
+			return string(p.scratch), true, nil
+		}
 		if err != nil {
-			return append(rec, chunk...), err
+			return "", false, err
 		}
-		rec = append(rec, chunk[:len(chunk)-1]...)
-		if len(rec) > 0 {
-			return rec, nil
-		}
+		p.scratch = append(p.scratch, chunk[:len(chunk)-1]...)
+		return string(p.scratch), true, nil
 	}
 }
 
-func parseCommit(rec []byte) (Commit, error) {
-	fields := strings.SplitN(string(rec), fieldSep, 8)
-	if len(fields) < 8 {
-		return Commit{}, fmt.Errorf("git log: malformed record %q", textclip.Ellipsis(string(rec), 200))
+// next returns the next commit; ok is false at the end of the stream.
+func (p *logParser) next() (Commit, bool, error) {
+	sha, ok, err := p.token()
+	if err != nil || !ok {
+		return Commit{}, false, err
 	}
-	secs, _ := strconv.ParseInt(fields[4], 10, 64)
-	c := Commit{
-		SHA:         fields[0],
-		Parents:     strings.Fields(fields[1]),
-		AuthorName:  fields[2],
-		AuthorEmail: fields[3],
-		AuthorTime:  time.Unix(secs, 0).UTC(),
-		Subject:     fields[5],
-		Body:        strings.TrimSpace(fields[6]),
+	if !isSHA(sha) {
+		return Commit{}, false, fmt.Errorf("git log: expected a commit, read %q", textclip.Ellipsis(sha, 200))
 	}
-	// After the last field: NUL-separated name-status pairs.
-	parts := strings.Split(strings.TrimLeft(fields[7], "\x00\n"), "\x00")
-	for i := 0; i+1 < len(parts); i += 2 {
-		status := strings.TrimSpace(parts[i])
-		if status == "" {
-			i--
-			continue
+	var f [6]string // parents, author name, email, time, subject, body
+	for i := range f {
+		if f[i], ok, err = p.token(); err != nil || !ok {
+			return Commit{}, false, truncated(sha, err)
 		}
-		c.Files = append(c.Files, FileChange{Status: status[0], Path: parts[i+1]})
 	}
-	return c, nil
+	// The NUL that ends the commit's format.
+	if end, ok, err := p.token(); err != nil || !ok || end != "" {
+		if err == nil && ok {
+			err = fmt.Errorf("git log: commit %s: unexpected %q after its message", sha, textclip.Ellipsis(end, 200))
+		}
+		return Commit{}, false, truncated(sha, err)
+	}
+	secs, _ := strconv.ParseInt(f[3], 10, 64)
+	c := Commit{
+		SHA:         sha,
+		Parents:     strings.Fields(f[0]),
+		AuthorName:  f[1],
+		AuthorEmail: f[2],
+		AuthorTime:  time.Unix(secs, 0).UTC(),
+		Subject:     f[4],
+		Body:        strings.TrimSpace(f[5]),
+	}
+	// Then "<status> NUL <path> NUL" pairs until the next commit's sha.
+	for {
+		tok, ok, err := p.token()
+		if err != nil {
+			return Commit{}, false, err
+		}
+		if !ok {
+			return c, true, nil
+		}
+		status := strings.TrimPrefix(tok, "\n")
+		if !isStatus(status) {
+			p.peek, p.peeked = tok, true
+			return c, true, nil
+		}
+		path, ok, err := p.token()
+		if err != nil || !ok {
+			return Commit{}, false, truncated(sha, err)
+		}
+		c.Files = append(c.Files, FileChange{Status: status[0], Path: path})
+	}
+}
+
+func truncated(sha string, err error) error {
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("git log: commit %s is cut short", sha)
+}
+
+// isStatus reports whether a token is a --name-status letter (with the
+// similarity score of a copy or rename): never a 40- or 64-digit sha.
+func isStatus(s string) bool {
+	if s == "" || len(s) > 4 || !strings.ContainsRune("ACDMRTUXB", rune(s[0])) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // BlameLine is one line of `git blame`.

@@ -4,10 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/kontext-dev/kontext/internal/fsroot"
 )
 
 // RevList returns the shas LogOptions select (Rev, MaxCount, NoMerges,
@@ -50,7 +54,7 @@ func (r *Repo) HeadFromRefs(ctx context.Context) (string, error) {
 	if _, err := os.Stat(filepath.Join(r.CommonDir, "reftable")); err == nil {
 		return r.Head(ctx)
 	}
-	head, err := os.ReadFile(filepath.Join(r.GitDir, "HEAD"))
+	head, err := fsroot.Read(nil, filepath.Join(r.GitDir, "HEAD"), maxRefBytes)
 	if err != nil {
 		return r.Head(ctx)
 	}
@@ -64,7 +68,7 @@ func (r *Repo) HeadFromRefs(ctx context.Context) (string, error) {
 	}
 	// Branches live in the common dir; a few per-worktree refs in GitDir.
 	for _, dir := range []string{r.CommonDir, r.GitDir} {
-		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(ref)))
+		b, err := fsroot.Read(nil, filepath.Join(dir, filepath.FromSlash(ref)), maxRefBytes)
 		if err != nil {
 			continue
 		}
@@ -73,9 +77,9 @@ func (r *Repo) HeadFromRefs(ctx context.Context) (string, error) {
 		}
 		return r.Head(ctx)
 	}
-	packed, err := os.ReadFile(filepath.Join(r.CommonDir, "packed-refs"))
+	packed, err := fsroot.Read(nil, filepath.Join(r.CommonDir, "packed-refs"), maxPackedRefsBytes)
 	if err != nil {
-		if os.IsNotExist(err) {
+		if errors.Is(err, fs.ErrNotExist) {
 			return "", nil // unborn branch: no loose ref, no packed refs
 		}
 		return r.Head(ctx)
@@ -90,6 +94,14 @@ func (r *Repo) HeadFromRefs(ctx context.Context) (string, error) {
 	}
 	return "", nil // the branch does not exist yet
 }
+
+// Bounds of the reads HeadFromRefs makes: a ref is one line; packed-refs
+// of the largest repositories are a few MiB. Anything larger is git's to
+// read.
+const (
+	maxRefBytes        = 64 << 10
+	maxPackedRefsBytes = 64 << 20
+)
 
 func isSHA(s string) bool {
 	if len(s) != 40 && len(s) != 64 {

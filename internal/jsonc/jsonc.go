@@ -35,8 +35,10 @@ func Strip(data []byte) []byte {
 				out = append(out, '\n')
 			}
 		case c == '/' && i+1 < len(data) && data[i+1] == '*':
+			// Up to the "*/", or to the end of an unterminated comment,
+			// whose last byte counts too (a line break there is kept).
 			i += 2
-			for i+1 < len(data) && !(data[i] == '*' && data[i+1] == '/') {
+			for i < len(data) && !(data[i] == '*' && i+1 < len(data) && data[i+1] == '/') {
 				if data[i] == '\n' {
 					out = append(out, '\n')
 				}

@@ -454,12 +454,7 @@ func overviewFact(entries []*store.Entry, name string) string {
 // agentRules quotes the rule files agents must follow (and nested
 // AGENTS.md files on the focus paths), within room characters.
 func agentRules(o *opened, f focus, v voice, room int) []string {
-	files := append([]string(nil), agentRuleFiles...)
-	for _, fp := range f.paths {
-		for dir := path.Dir(fp + "/x"); dir != "." && dir != "/"; dir = path.Dir(dir) {
-			files = append(files, path.Join(dir, "AGENTS.md"))
-		}
-	}
+	files := append(append([]string(nil), agentRuleFiles...), nestedRuleFiles(o, f)...)
 	var lines []string
 	seen := map[string]bool{}
 	for _, name := range files {
@@ -489,6 +484,44 @@ func agentRules(o *opened, f focus, v voice, room int) []string {
 		}
 	}
 	return lines
+}
+
+// nestedRuleFiles are the AGENTS.md files of the directories on the focus
+// paths, deepest first. Directories are followed from the top and only
+// while they exist, so a focus of thousands of levels costs what its
+// existing part costs (it took 47.7 s for 2,000 levels when every level
+// was tried).
+func nestedRuleFiles(o *opened, f focus) []string {
+	var files []string
+	seen := map[string]bool{}
+	for _, fp := range f.paths {
+		var found []string
+		dir := ""
+		for _, part := range strings.Split(path.Clean(fp), "/") {
+			if part == "." || part == "" {
+				continue
+			}
+			if part == ".." {
+				break // the guard would refuse it
+			}
+			dir = path.Join(dir, part)
+			abs, err := o.root.Path(dir)
+			if err != nil {
+				break
+			}
+			if info, err := os.Stat(abs); err != nil || !info.IsDir() {
+				break
+			}
+			if name := dir + "/AGENTS.md"; !seen[name] {
+				seen[name] = true
+				found = append(found, name)
+			}
+		}
+		for i := len(found) - 1; i >= 0; i-- {
+			files = append(files, found[i])
+		}
+	}
+	return files
 }
 
 func stripMarkdownHeadings(s string) string {

@@ -58,8 +58,14 @@ func (h *Handlers) CtxPrepareCommit(ctx context.Context, in *spec.CtxPrepareComm
 	written = append(written, pending...)
 	entries, _ := o.entries()
 	if len(written) > 0 && o.cfg.Store.IndexFile {
-		if changed, err := o.store.WriteIndex(entries); err == nil && changed {
-			written = append(written, o.store.Dir()+"/README.md")
+		// Under the clone's lock, as every writer of the store: a
+		// read-modify-write of the README, whose temporary file another
+		// process's start would otherwise take for a killed writer's.
+		if unlock, err := o.state.Lock(ctx); err == nil {
+			if changed, err := o.store.WriteIndex(entries); err == nil && changed {
+				written = append(written, o.store.Dir()+"/README.md")
+			}
+			unlock()
 		}
 	}
 	if len(written) > 0 {

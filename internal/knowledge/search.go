@@ -42,10 +42,14 @@ func (h *Handlers) CtxSearch(ctx context.Context, in *spec.CtxSearchInput) (*mcp
 	if err != nil {
 		return nil, err
 	}
+	text := formatHits(hits, in.BudgetTokens*charsPerToken)
 	if len(hits) == 0 {
-		return mcp.TextResult(fmt.Sprintf("Nothing matches %q. Try other words, an identifier, or fewer kinds.", in.Query)), nil
+		text = fmt.Sprintf("Nothing matches %q. Try other words, an identifier, or fewer kinds.", in.Query)
 	}
-	return mcp.TextResult(formatHits(hits, in.BudgetTokens*charsPerToken)), nil
+	if note := o.takeSearchNote(); note != "" {
+		text += "\n\nNote: " + note + "."
+	}
+	return mcp.TextResult(text), nil
 }
 
 // formatHits renders hits one per line, as the seed gives it —

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,6 +62,10 @@ type opened struct {
 	// one open).
 	searchMu sync.Mutex
 	search   *index.Index
+	// searchNote says, once, that the index is not under .git/kontext;
+	// searchTemp that its directory goes when it closes.
+	searchNote string
+	searchTemp bool
 
 	cacheMu sync.Mutex
 	cache   entryCache
@@ -180,11 +185,61 @@ func (o *opened) searchIndex(ctx context.Context) (*index.Index, error) {
 	}
 	dir := filepath.Join(o.state.Dir, "worktrees", o.state.Worktree, "index")
 	ix, err := index.Open(ctx, index.Options{Dir: dir, Sources: sources, MinInterval: -1})
+	var nw *index.NotWritableError
+	if errors.As(err, &nw) {
+		// The index is a cache: without write access to .git/kontext it
+		// lives under the user's cache directory, else in a temporary one.
+		for _, alt := range fallbackIndexDirs(o.root.Dir()) {
+			dir, temporary, ok := alt()
+			if !ok {
+				continue
+			}
+			if ix, err = index.Open(ctx, index.Options{Dir: dir, Sources: sources, MinInterval: -1}); err != nil {
+				if temporary {
+					os.RemoveAll(dir)
+				}
+				continue
+			}
+			o.searchTemp = temporary
+			o.searchNote = fmt.Sprintf("%s is not writable (%v), so the search index lives in %s", o.state.Dir, nw.Err, dir)
+			if temporary {
+				o.searchNote += " for as long as this process runs"
+			}
+			slog.Warn("knowledge: " + o.searchNote)
+			break
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
 	o.search = ix
 	return ix, nil
+}
+
+// fallbackIndexDirs are where the index goes when .git/kontext cannot
+// hold it: <user cache>/kontext/index/<worktree>, then a new temporary
+// directory (made only when asked for, and removed with the index).
+func fallbackIndexDirs(worktree string) []func() (dir string, temporary, ok bool) {
+	return []func() (string, bool, bool){
+		func() (string, bool, bool) {
+			cache, err := os.UserCacheDir()
+			return filepath.Join(cache, "kontext", "index", local.WorktreeKey(worktree)), false, err == nil
+		},
+		func() (string, bool, bool) {
+			tmp, err := os.MkdirTemp("", "kontext-index-")
+			return tmp, true, err == nil
+		},
+	}
+}
+
+// takeSearchNote returns, once, what the first search should say about
+// where its index lives ("" when it lives where it should).
+func (o *opened) takeSearchNote() string {
+	o.searchMu.Lock()
+	defer o.searchMu.Unlock()
+	note := o.searchNote
+	o.searchNote = ""
+	return note
 }
 
 // storeDirs are the directories that hold entries (the store and any kind
@@ -282,7 +337,11 @@ func (o *opened) close() error {
 	o.searchMu.Lock()
 	defer o.searchMu.Unlock()
 	if o.search != nil {
-		return o.search.Close()
+		err := o.search.Close()
+		if o.searchTemp {
+			os.RemoveAll(filepath.Dir(o.search.Path()))
+		}
+		return err
 	}
 	return nil
 }

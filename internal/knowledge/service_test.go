@@ -40,6 +40,13 @@ func writeFile(t *testing.T, dir, rel, text string) {
 // openTest opens the knowledge of a new repository with one commit.
 func openTest(t *testing.T) (string, *opened) {
 	t.Helper()
+	dir, _, o := openTestService(t)
+	return dir, o
+}
+
+// openTestService is openTest with the service that opened the store.
+func openTestService(t *testing.T) (string, *Service, *opened) {
+	t.Helper()
 	dir := t.TempDir()
 	gitCmd(t, dir, "init", "-q", "-b", "main")
 	writeFile(t, dir, "README.md", "# shop\n\nA shop.\n")
@@ -58,7 +65,7 @@ func openTest(t *testing.T) (string, *opened) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return dir, o
+	return dir, svc, o
 }
 
 // Concurrent first searches (the MCP server answers tools/call requests

@@ -144,12 +144,15 @@ func (w *why) blamed(ctx context.Context, rel string, start, end int, b *strings
 	if len(lines) > w.limit {
 		fmt.Fprintf(b, "(+%d more lines)\n", len(lines)-w.limit)
 	}
+	// One git log for every commit the lines name (up to 500 of them),
+	// not a process each.
 	var commits []git.Commit
-	for _, sha := range shas {
-		cs, err := w.o.git.Log(ctx, git.LogOptions{Rev: sha, MaxCount: 1})
-		if err == nil && len(cs) == 1 {
-			commits = append(commits, cs[0])
+	if len(shas) > 0 {
+		cs, err := w.o.git.Log(ctx, git.LogOptions{Revs: shas})
+		if err != nil && ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
+		commits = cs
 	}
 	if len(shas) == 0 {
 		b.WriteString("(these lines are not committed yet)\n")
@@ -344,6 +347,9 @@ func (w *why) symbol(ctx context.Context, symbol string) (*mcp.ToolResult, error
 	// -F: a symbol is text, not a pattern ("." and "$" are in symbols).
 	// -z: a path may hold a colon.
 	out, err := w.o.git.Run(ctx, "grep", "-n", "-z", "-I", "-w", "-F", "--untracked", "-e", symbol, "--", ".")
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
 	if err != nil && len(out) == 0 {
 		return nil, fmt.Errorf("%q is not a path, a line, a commit, or a symbol that appears in the repository", symbol)
 	}
@@ -361,7 +367,11 @@ func (w *why) symbol(ctx context.Context, symbol string) (*mcp.ToolResult, error
 			leftOut = append(leftOut, p)
 		}
 	}
-	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+	for i, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		// A common word matches millions of lines: stop with the request.
+		if i%4096 == 4095 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		parts := strings.SplitN(l, "\x00", 3)
 		if len(parts) != 3 {
 			continue

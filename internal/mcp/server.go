@@ -33,6 +33,12 @@ type Options struct {
 	// DrainTimeout bounds how long in-flight requests may run after the input
 	// ends (5 s when 0).
 	DrainTimeout time.Duration
+	// MaxInFlight is how many requests of one session are handled at once
+	// (DefaultMaxInFlight when 0); MaxQueued more wait for a turn
+	// (DefaultMaxQueued when 0), and the next is refused with -32603 and
+	// data.maxInFlight. Methods answered on the read loop (ping, lists)
+	// and subscription listeners are not counted.
+	MaxInFlight, MaxQueued int
 	// Filter chooses which tools are served.
 	Filter Filter
 	// Logger receives diagnostics (never stdout). Discarded when nil.
@@ -43,6 +49,14 @@ type Options struct {
 	// prompt before it is sent, once (see OutputFilter).
 	OutputFilter OutputFilter
 }
+
+// The per-session bounds on requests: a client that sends more at once
+// than a person or an agent ever would is queued, then refused, instead of
+// starting a handler (and its git processes) for each.
+const (
+	DefaultMaxInFlight = 16
+	DefaultMaxQueued   = 240
+)
 
 // Filter selects tools: the named toolsets and the named tools (a union;
 // everything when both are empty), then, with ReadOnly, only the tools that
@@ -103,6 +117,12 @@ func NewServer(info Implementation, opts Options, toolsets ...*Toolset) (*Server
 	}
 	if opts.DrainTimeout <= 0 {
 		opts.DrainTimeout = 5 * time.Second
+	}
+	if opts.MaxInFlight <= 0 {
+		opts.MaxInFlight = DefaultMaxInFlight
+	}
+	if opts.MaxQueued <= 0 {
+		opts.MaxQueued = DefaultMaxQueued
 	}
 	log := opts.Logger
 	if log == nil {

@@ -41,6 +41,13 @@ type session struct {
 
 	running sync.WaitGroup // handlers in flight
 	closed  atomic.Bool
+
+	// turns holds one token per handler running (at most MaxInFlight);
+	// admitted counts those running and those waiting for a turn.
+	turns    chan struct{}
+	admitted atomic.Int64
+	// onTurn, when set (tests), sees each handler start (+1) and end (-1).
+	onTurn func(delta int)
 }
 
 func newSession(ctx context.Context, srv *Server, rwc io.ReadWriteCloser) *session {
@@ -55,6 +62,7 @@ func newSession(ctx context.Context, srv *Server, rwc io.ReadWriteCloser) *sessi
 		inflight:   map[string]*call{},
 		subscribed: map[string]bool{},
 		listeners:  map[string]*call{},
+		turns:      make(chan struct{}, srv.opts.MaxInFlight),
 	}
 	ss.stream = newLineStream(rwc, rwc, rwc, srv.opts.MaxMessageBytes)
 	ss.stream.trace = srv.opts.Trace
@@ -226,21 +234,43 @@ func (ss *session) request(in *inbound) {
 		c.finish(m, result, err)
 		return
 	}
+	listener := c.method == "subscriptions/listen"
+	if !listener && !ss.admit() {
+		c.fail(NewError(errcodes.InternalError, map[string]any{
+			"reason":      fmt.Sprintf("too many requests in flight: at most %d run and %d wait per session; retry once earlier ones are answered", ss.srv.opts.MaxInFlight, ss.srv.opts.MaxQueued),
+			"maxInFlight": ss.srv.opts.MaxInFlight,
+			"maxQueued":   ss.srv.opts.MaxQueued,
+		}))
+		return
+	}
 	c.ctx, c.cancel = context.WithCancel(context.WithValue(ss.ctx, callKey{}, c))
 	ss.mu.Lock()
 	ss.inflight[c.key] = c
 	ss.mu.Unlock()
 	ss.running.Add(1)
 	timeout := ss.srv.opts.RequestTimeout
-	if c.method == "subscriptions/listen" {
+	if listener {
 		timeout = 0 // a listener lives until it is cancelled
 	}
 	go func() {
 		defer ss.running.Done()
 		defer c.forget()
+		// The timeout runs from arrival: time spent waiting for a turn
+		// counts, and a request that times out or is cancelled while it
+		// waits never runs.
 		var timer *time.Timer
 		if timeout > 0 {
 			timer = time.AfterFunc(timeout, func() { c.expire(timeout) })
+		}
+		if !listener {
+			defer ss.admitted.Add(-1)
+			if !ss.takeTurn(c.ctx) {
+				if timer != nil {
+					timer.Stop()
+				}
+				return
+			}
+			defer ss.endTurn()
 		}
 		result, err := c.runGuarded(m)
 		if timer != nil {
@@ -248,6 +278,44 @@ func (ss *session) request(in *inbound) {
 		}
 		c.finish(m, result, err)
 	}()
+}
+
+// admit counts one more request running or waiting, unless the session
+// already has MaxInFlight + MaxQueued of them.
+func (ss *session) admit() bool {
+	limit := int64(ss.srv.opts.MaxInFlight + ss.srv.opts.MaxQueued)
+	for {
+		n := ss.admitted.Load()
+		if n >= limit {
+			return false
+		}
+		if ss.admitted.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// takeTurn waits until fewer than MaxInFlight handlers run, or ctx ends.
+func (ss *session) takeTurn(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	select {
+	case ss.turns <- struct{}{}:
+	case <-ctx.Done():
+		return false
+	}
+	if ss.onTurn != nil {
+		ss.onTurn(+1)
+	}
+	return true
+}
+
+func (ss *session) endTurn() {
+	if ss.onTurn != nil {
+		ss.onTurn(-1)
+	}
+	<-ss.turns
 }
 
 // runGuarded runs a method and turns a panic into an internal error: no

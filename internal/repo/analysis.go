@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/git"
 	"github.com/kontext-dev/kontext/internal/repo/analyze"
 	"github.com/kontext-dev/kontext/internal/repo/model"
@@ -310,14 +311,15 @@ func (rs *rootState) snapshot(g *model.Graph, hist *analyze.History, took time.D
 
 // source reads files for the heuristics, whose excerpts (decisions,
 // conventions) tools show: never a secret file by its name or by its
-// content, never through a symlink out of the root.
+// content, never through a symlink out of the root, never anything but a
+// regular file of at most fsroot.MaxFileBytes.
 func (rs *rootState) source() analyze.Source {
 	files := rs.files
 	return func(p string) ([]byte, error) {
 		if secrets.IsSecretFile(p) {
 			return nil, fs.ErrPermission
 		}
-		data, err := files.ReadFile(filepath.FromSlash(p))
+		data, err := fsroot.Read(files, filepath.FromSlash(p), fsroot.MaxFileBytes)
 		if err == nil && secrets.SecretContent(p, data) != "" {
 			return nil, fs.ErrPermission
 		}

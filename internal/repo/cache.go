@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/kontext-dev/kontext/internal/atomicfile"
+	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/repo/analyze"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
@@ -116,13 +118,18 @@ func saveCache(dir, key, root string, st *state) error {
 	return atomicfile.Write(filepath.Join(dir, cacheFile), buf.Bytes(), 0o644)
 }
 
+// maxCacheBytes bounds the cache read back: the analysis of a
+// Kubernetes-sized tree is a few tens of MiB, so anything near this is not
+// a cache kontext wrote.
+const maxCacheBytes = 1 << 30
+
 // errNoCache says there is no usable cache (none yet, another version,
 // another configuration, another root): the analysis starts cold.
 var errNoCache = errors.New("no usable cache")
 
 // loadCache reads root's cache; the state it returns has no snapshot yet.
 func loadCache(dir, key, root string) (*state, time.Time, error) {
-	f, err := os.Open(filepath.Join(dir, cacheFile))
+	f, info, err := fsroot.OpenRegular(nil, filepath.Join(dir, cacheFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, time.Time{}, errNoCache
 	}
@@ -130,7 +137,10 @@ func loadCache(dir, key, root string) (*state, time.Time, error) {
 		return nil, time.Time{}, err
 	}
 	defer f.Close()
-	dec := gob.NewDecoder(bufio.NewReaderSize(f, 1<<20))
+	if info.Size() > maxCacheBytes {
+		return nil, time.Time{}, fmt.Errorf("%w: %w", errNoCache, &fsroot.TooLargeError{Path: f.Name(), Size: info.Size(), Limit: maxCacheBytes})
+	}
+	dec := gob.NewDecoder(bufio.NewReaderSize(io.LimitReader(f, maxCacheBytes), 1<<20))
 	var hdr cacheHeader
 	if err := dec.Decode(&hdr); err != nil {
 		return nil, time.Time{}, fmt.Errorf("%w: %v", errNoCache, err)

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/git"
 	"github.com/kontext-dev/kontext/internal/repo/scan"
 )
@@ -120,7 +121,7 @@ func (s *sweeper) track(st *state) {
 	if s.repo != nil {
 		metas := []string{filepath.Join(s.repo.GitDir, "HEAD"), filepath.Join(s.repo.GitDir, "index"),
 			filepath.Join(s.repo.CommonDir, "packed-refs"), filepath.Join(s.repo.CommonDir, "info", "exclude")}
-		if head, err := os.ReadFile(filepath.Join(s.repo.GitDir, "HEAD")); err == nil {
+		if head, err := fsroot.Read(nil, filepath.Join(s.repo.GitDir, "HEAD"), 64<<10); err == nil {
 			if ref, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: "); ok {
 				metas = append(metas, filepath.Join(s.repo.CommonDir, filepath.FromSlash(ref)))
 			}

@@ -83,6 +83,9 @@ func ReadHistory(ctx context.Context, repo *git.Repo, scan *Scan, cfg *config.Co
 	var cands []Candidate
 	var candModules []string
 	for i, c := range commits {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		authors[c.AuthorEmail] = true
 		if _, _, ok := wording.Conventional(c.Subject); ok {
 			h.Conventional++

@@ -112,7 +112,9 @@ func (p *Pipeline) Render(ctx context.Context, s *Scan, h *History) ([]string, e
 		if err != nil {
 			return written, err
 		}
+		tmp := p.Store.TempDir
 		p.Config, p.Store = cfg, store.New(p.Root, cfg)
+		p.Store.TempDir = tmp
 		if written, err = writeIndex(p.Store, written); err != nil {
 			return written, err
 		}

@@ -57,7 +57,7 @@ func Render(root *fsroot.Root, st *store.Store, cfg *config.Config, scan *Scan, 
 	}
 	archDir := architectureDir(cfg, st)
 	change := func(rel string, text string) error {
-		changed, err := writeFacts(root, rel, text)
+		changed, err := writeFacts(root, st.TempDir, rel, text)
 		if changed {
 			written = append(written, rel)
 		}
@@ -130,18 +130,19 @@ func ModuleSlug(module string) string {
 }
 
 // writeFacts writes doc, or, when the file exists, only its facts block
-// (taken from doc). It reports whether the file changed.
-func writeFacts(root *fsroot.Root, rel, doc string) (bool, error) {
+// (taken from doc), with its temporary file in tmpDir. It reports whether
+// the file changed.
+func writeFacts(root *fsroot.Root, tmpDir, rel, doc string) (bool, error) {
 	abs, err := root.Path(rel)
 	if err != nil {
 		return false, err
 	}
-	cur, err := os.ReadFile(abs)
+	cur, err := fsroot.Read(nil, abs, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(path.Dir(abs), 0o755); err != nil {
 			return false, err
 		}
-		return true, atomicfile.Write(abs, []byte(doc), 0o644)
+		return true, atomicfile.WriteIn(tmpDir, abs, []byte(doc), 0o644)
 	}
 	if err != nil {
 		return false, err
@@ -150,7 +151,7 @@ func writeFacts(root *fsroot.Root, rel, doc string) (bool, error) {
 	if !ok || next == string(cur) {
 		return false, nil // no markers: someone removed them on purpose
 	}
-	return true, atomicfile.Write(abs, []byte(next), 0o644)
+	return true, atomicfile.WriteIn(tmpDir, abs, []byte(next), 0o644)
 }
 
 // replaceFacts puts the facts block of doc in place of cur's.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kontext-dev/kontext/internal/atomicfile"
+	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/git"
 )
 
@@ -38,7 +39,7 @@ func (c Cache) LoadHistory(head string) (*History, bool) {
 func (c Cache) SaveHistory(h *History) error { return writeJSON(c.historyPath(), h) }
 
 func readJSON(p string, into any) bool {
-	data, err := os.ReadFile(p)
+	data, err := fsroot.Read(nil, p, 0)
 	return err == nil && json.Unmarshal(data, into) == nil
 }
 

@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -21,6 +20,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/git"
 	"github.com/kontext-dev/kontext/internal/knowledge/config"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
@@ -146,7 +146,7 @@ func (t *Target) WorkTree(ctx context.Context) (*Result, error) {
 	}
 	if t.Config.Secrets.Scan != "off" {
 		for _, rel := range t.otherStoreFiles() {
-			data, err := os.ReadFile(filepath.Join(t.Repo.Dir, filepath.FromSlash(rel)))
+			data, err := fsroot.Read(nil, filepath.Join(t.Repo.Dir, filepath.FromSlash(rel)), 0)
 			if err != nil || !isText(data) {
 				continue
 			}
@@ -555,7 +555,7 @@ func (v *IndexView) Read(ctx context.Context, rel string) ([]byte, bool, error) 
 		return nil, false, nil
 	}
 	if !f.modified {
-		data, err := os.ReadFile(filepath.Join(v.repo.Dir, filepath.FromSlash(rel)))
+		data, err := fsroot.Read(nil, filepath.Join(v.repo.Dir, filepath.FromSlash(rel)), 0)
 		if err == nil {
 			return data, true, nil
 		}

@@ -3,10 +3,10 @@ package check
 import (
 	"bytes"
 	"encoding/gob"
-	"os"
 	"sync"
 
 	"github.com/kontext-dev/kontext/internal/atomicfile"
+	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 )
 
@@ -40,7 +40,7 @@ func loadRecords(path string) *recordCache {
 	if path == "" {
 		return c
 	}
-	data, err := os.ReadFile(path)
+	data, err := fsroot.Read(nil, path, 0)
 	if err != nil {
 		return c
 	}

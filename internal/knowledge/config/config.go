@@ -19,6 +19,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/git"
 	"github.com/kontext-dev/kontext/internal/lazyregexp"
 )
@@ -422,22 +423,28 @@ func defaultsLayer() layerData {
 }
 
 func readLayer(l Layer, path string) (layerData, bool, error) {
-	data, err := os.ReadFile(path)
+	data, err := fsroot.Read(nil, path, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return layerData{}, false, nil
 	}
 	if err != nil {
 		return layerData{}, false, fmt.Errorf("config: %w", err)
 	}
+	d, err := parseLayer(l, path, data)
+	return d, err == nil, err
+}
+
+// parseLayer reads one layer's TOML (the content of path).
+func parseLayer(l Layer, path string, data []byte) (layerData, error) {
 	var m map[string]any
 	if _, err := toml.Decode(string(data), &m); err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return layerData{}, false, fmt.Errorf("config: %s:%d: %s", path, pe.Position.Line, pe.Message)
+			return layerData{}, fmt.Errorf("config: %s:%d: %s", path, pe.Position.Line, pe.Message)
 		}
-		return layerData{}, false, fmt.Errorf("config: %s: %w", path, err)
+		return layerData{}, fmt.Errorf("config: %s: %w", path, err)
 	}
-	return layerData{layer: l, file: path, values: m, lines: keyLines(data)}, true, nil
+	return layerData{layer: l, file: path, values: m, lines: keyLines(data)}, nil
 }
 
 // aliases are keys of older versions of the original, read as their

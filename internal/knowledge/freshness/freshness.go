@@ -13,7 +13,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,6 +20,7 @@ import (
 	"time"
 
 	"github.com/kontext-dev/kontext/internal/atomicfile"
+	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/git"
 	"github.com/kontext-dev/kontext/internal/knowledge/glob"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
@@ -169,7 +169,7 @@ func (c *Checker) readFile(key string) ([]Stale, bool) {
 	if c.File == "" {
 		return nil, false
 	}
-	data, err := os.ReadFile(c.File)
+	data, err := fsroot.Read(nil, c.File, 0)
 	if err != nil {
 		return nil, false
 	}

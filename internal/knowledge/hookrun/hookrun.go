@@ -126,6 +126,7 @@ func (r *runner) load(ctx context.Context) bool {
 		return false
 	}
 	r.cfg, r.st = cfg, store.New(root, cfg)
+	r.st.TempDir = filepath.Join(r.repo.CommonDir, "kontext", "tmp") // as local.State.TempDir
 	return true
 }
 
@@ -211,7 +212,7 @@ func (r *runner) renderIndex(ctx context.Context, t *check.Target, view *check.I
 	if err != nil {
 		return err
 	}
-	work, werr := os.ReadFile(abs)
+	work, werr := fsroot.Read(nil, abs, 0)
 	inWork := werr == nil
 	base := staged
 	if !inIndex && inWork {
@@ -232,7 +233,7 @@ func (r *runner) renderIndex(ctx context.Context, t *check.Target, view *check.I
 	}
 	defer unlock()
 	if !inIndex || !view.Modified(rel) || !inWork {
-		if err := atomicfile.Write(abs, next, 0o644); err != nil {
+		if err := atomicfile.WriteIn(state.TempDir(), abs, next, 0o644); err != nil {
 			return err
 		}
 		if err := r.repo.Add(ctx, rel); err != nil {
@@ -248,7 +249,7 @@ func (r *runner) renderIndex(ctx context.Context, t *check.Target, view *check.I
 			return err
 		}
 		if w := store.UpdateIndex(work, view.Entries, r.st.Dir()); !bytes.Equal(w, work) {
-			if err := atomicfile.Write(abs, w, 0o644); err != nil {
+			if err := atomicfile.WriteIn(state.TempDir(), abs, w, 0o644); err != nil {
 				return err
 			}
 		}
@@ -279,7 +280,7 @@ func partialCommit(getenv func(string) string) bool {
 // aborted commit's marker changes nothing).
 func (r *runner) syncPartialReadme(ctx context.Context) {
 	marker := filepath.Join(r.repo.GitDir, readmeMarker)
-	data, err := os.ReadFile(marker)
+	data, err := fsroot.Read(nil, marker, 0)
 	if err != nil {
 		return
 	}
@@ -487,7 +488,7 @@ func addTrailers(ctx context.Context, repo *git.Repo, msgFile string, trailers [
 	if err != nil {
 		return err
 	}
-	before, err := os.ReadFile(abs)
+	before, err := fsroot.Read(nil, abs, 0)
 	if err != nil {
 		return err
 	}
@@ -501,7 +502,7 @@ func addTrailers(ctx context.Context, repo *git.Repo, msgFile string, trailers [
 	if !emptyMessage(before) {
 		return nil
 	}
-	after, err := os.ReadFile(abs)
+	after, err := fsroot.Read(nil, abs, 0)
 	if err != nil {
 		return err
 	}
@@ -548,7 +549,7 @@ func amending() bool {
 }
 
 func procArgs(pid int) []string {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	data, err := fsroot.Read(nil, "/proc/"+strconv.Itoa(pid)+"/cmdline", 0)
 	if err != nil {
 		return nil
 	}
@@ -556,7 +557,7 @@ func procArgs(pid int) []string {
 }
 
 func procParent(pid int) int {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	data, err := fsroot.Read(nil, "/proc/"+strconv.Itoa(pid)+"/stat", 0)
 	if err != nil {
 		return 0
 	}

@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"github.com/kontext-dev/kontext/internal/atomicfile"
+	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/git"
 )
 
@@ -464,7 +465,7 @@ func readHook(path string) ([]byte, fs.FileMode, error) {
 	if info.IsDir() {
 		return nil, 0, fmt.Errorf("%s is a directory", path)
 	}
-	data, err := os.ReadFile(path)
+	data, err := fsroot.Read(nil, path, 0)
 	return data, info.Mode().Perm(), err
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/git"
 	"github.com/kontext-dev/kontext/internal/secrets"
 )
@@ -296,11 +297,11 @@ func (s *DocsSource) Load(ctx context.Context, items []Item, emit func(Item, []D
 			}
 			continue
 		}
-		data, err := os.ReadFile(full)
+		data, err := fsroot.Read(nil, full, s.maxBytes)
 		var docs []Doc
 		// A document that is a credential (a key pasted into notes.md) is
 		// listed, never indexed: its sections would be search snippets.
-		if err == nil && int64(len(data)) <= s.maxBytes && secrets.SecretContent(it.Key, data) == "" {
+		if err == nil && secrets.SecretContent(it.Key, data) == "" {
 			docs = splitMarkdown(it.Key, data, s.src)
 		}
 		if err := emit(Item{Key: it.Key, Version: FileVersion(fi)}, docs); err != nil {

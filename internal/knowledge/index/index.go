@@ -109,9 +109,12 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		names[s.Name()] = true
 	}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("index: %w", err)
+		return nil, &NotWritableError{Dir: opts.Dir, Err: err}
 	}
 	ix := &Index{opts: opts, path: filepath.Join(opts.Dir, fmt.Sprintf("index-v%d.db", schemaVersion))}
+	if err := probeWritable(opts.Dir, ix.path); err != nil {
+		return nil, &NotWritableError{Dir: opts.Dir, Err: err}
+	}
 	removeOtherVersions(opts.Dir, filepath.Base(ix.path))
 	db, err := ix.openDB(ctx)
 	if err != nil {
@@ -119,6 +122,41 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	}
 	ix.db = db
 	return ix, nil
+}
+
+// NotWritableError says the index cannot live in the directory asked for
+// (it cannot be made, or written): a read-only .git, another user's clone.
+// The index is a cache, so a caller can open it elsewhere.
+type NotWritableError struct {
+	Dir string
+	Err error
+}
+
+func (e *NotWritableError) Error() string {
+	return fmt.Sprintf("index: %s is not writable: %v", e.Dir, e.Err)
+}
+
+func (e *NotWritableError) Unwrap() error { return e.Err }
+
+// probeWritable checks that dir takes a new file and that the database
+// file, when there is one, can be written: SQLite would open either
+// read-only and fail at the first refresh instead.
+func probeWritable(dir, db string) error {
+	f, err := os.CreateTemp(dir, ".probe-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	f.Close()
+	if err := os.Remove(name); err != nil {
+		return err
+	}
+	if f, err := os.OpenFile(db, os.O_WRONLY, 0); err == nil {
+		f.Close()
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // Path is the index's database file.

@@ -68,6 +68,19 @@ func child(role string) int {
 				return 1
 			}
 		}
+	case "promoter":
+		// Promotes one candidate (a test kills it half-way with
+		// KONTEXT_TEST_KILL_AT).
+		s, err := openPlain(ctx, os.Getenv("KX_DIR"))
+		if err != nil {
+			fmt.Println(err)
+			return 1
+		}
+		if _, err := s.Promote(ctx, os.Getenv("KX_ID")); err != nil {
+			fmt.Println("promote:", err)
+			return 1
+		}
+		return 0
 	case "capturer":
 		// Captures forever until killed.
 		s, err := openPlain(ctx, os.Getenv("KX_DIR"))

@@ -2,6 +2,8 @@ package local
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,11 +11,12 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/kontext-dev/kontext/internal/atomicfile"
+	"github.com/kontext-dev/kontext/internal/faultinject"
+	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 	"github.com/kontext-dev/kontext/internal/secrets"
 )
@@ -223,8 +226,10 @@ func (s *State) resolveSupersedes(keys []string) ([]string, error) {
 	return ids, nil
 }
 
-// writeCandidate gives a candidate the first free id `<date>-<slug>[-N]`
-// and creates its file; creation is exclusive, so ids stay unique even
+// writeCandidate gives a candidate a free id `<date>-<slug>[-N]` and
+// creates its file. The id is found without writing (see
+// store.FreeSuffix), so the 260th capture of one title writes and flushes
+// one file, not 260; creation is exclusive, so ids stay unique even
 // between writers that do not share the lock.
 func (s *State) writeCandidate(e *store.Entry, now time.Time) error {
 	slug := store.Slugify(e.Title, store.MaxSlug)
@@ -233,21 +238,28 @@ func (s *State) writeCandidate(e *store.Entry, now time.Time) error {
 	}
 	base := now.Format("2006-01-02") + "-" + slug
 	e.Style = store.StyleFrontMatter
-	for n := 1; n < 10000; n++ {
-		id := base
-		if n > 1 {
-			id += "-" + strconv.Itoa(n)
+	taken := func(n int) bool {
+		id := store.Suffixed(base, n)
+		for _, dir := range []string{s.InboxDir(), s.PromotedDir()} { // .promoted: awaiting cleanup
+			if _, err := os.Lstat(filepath.Join(dir, id+".md")); err == nil {
+				return true
+			}
 		}
-		if _, err := os.Lstat(filepath.Join(s.PromotedDir(), id+".md")); err == nil {
-			continue // an id still awaiting cleanup after promotion
-		}
+		return false
+	}
+	n := store.FreeSuffix(taken)
+	for range 100 {
+		id := store.Suffixed(base, n)
 		e.ID, e.Path = id, "inbox/"+id+".md"
-		err := atomicfile.Create(filepath.Join(s.InboxDir(), id+".md"), store.Marshal(e), 0o644)
+		err := atomicfile.CreateIn(s.TempDir(), filepath.Join(s.InboxDir(), id+".md"), store.Marshal(e), 0o644)
 		if err == nil {
 			return nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
 			return err
+		}
+		// Another writer took it meanwhile.
+		for n++; taken(n); n++ {
 		}
 	}
 	return fmt.Errorf("no free inbox id for %q", base)
@@ -273,7 +285,7 @@ func (s *State) List(ctx context.Context) ([]*Candidate, error) {
 	}
 	out := cands[:0]
 	for _, c := range cands {
-		if s.promotionDone(c.ID) {
+		if s.promotionDone(ctx, c.ID) {
 			continue // promoted; only the removal of this copy was interrupted
 		}
 		out = append(out, c)
@@ -307,7 +319,7 @@ func (s *State) read(ctx context.Context, dir string, gone bool) ([]*Candidate, 
 		if !de.Type().IsRegular() || strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".md") {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, name))
+		data, err := fsroot.Read(nil, filepath.Join(dir, name), 0)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue // dropped or promoted meanwhile
@@ -326,9 +338,9 @@ func (s *State) read(ctx context.Context, dir string, gone bool) ([]*Candidate, 
 }
 
 func (s *State) candidate(e *store.Entry, alive map[string]bool) *Candidate {
-	c := &Candidate{Entry: e, Branch: e.Get("branch"), Worktree: e.Get("worktree"), Source: e.Get("source"), PromotedTo: e.Get("promoted_to")}
+	c := &Candidate{Entry: e, Branch: e.Get("branch"), Worktree: e.Get("worktree"), Source: e.Get("source"), PromotedTo: e.Get(promotedTo)}
 	c.Captured, _ = time.Parse(time.RFC3339, e.Get("captured"))
-	c.PromotedAt, _ = time.Parse(time.RFC3339, e.Get("promoted_at"))
+	c.PromotedAt, _ = time.Parse(time.RFC3339, e.Get(promotedAt))
 	c.Here = c.Worktree == "" || c.Worktree == s.Worktree
 	c.Gone = !c.Here && alive != nil && !alive[c.Worktree]
 	return c
@@ -466,7 +478,7 @@ func (s *State) promote(ctx context.Context, key string) (*Promotion, error) {
 	if err != nil {
 		if nf := (*NotFoundError)(nil); errors.As(err, &nf) {
 			if twin := s.twin(key); twin != nil {
-				return nil, &AlreadyPromotedError{ID: key, To: twin.Get("promoted_to")}
+				return nil, &AlreadyPromotedError{ID: key, To: twin.Get(promotedTo)}
 			}
 		}
 		return nil, err
@@ -474,15 +486,18 @@ func (s *State) promote(ctx context.Context, key string) (*Promotion, error) {
 	inboxFile := filepath.Join(s.InboxDir(), c.ID+".md")
 	twinFile := filepath.Join(s.PromotedDir(), c.ID+".md")
 	if twin := s.twin(c.ID); twin != nil {
-		target := twin.Get("promoted_to")
-		if s.targetExists(target) {
-			// The entry was written; only removing this copy was interrupted.
-			if err := os.Remove(inboxFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return nil, err
+		target := twin.Get(promotedTo)
+		if s.holdsPromotion(ctx, twin) {
+			if dir := twin.Get(promotedWorktree); dir != "" && dir != s.Store.Root() {
+				// Written in another worktree, which completes it.
+				return nil, &AlreadyPromotedError{ID: c.ID, To: target}
 			}
-			return nil, &AlreadyPromotedError{ID: c.ID, To: target}
+			// The entry was written here; what followed was interrupted:
+			// marking what it supersedes, removing this copy.
+			return s.completePromotion(c, target, inboxFile)
 		}
-		// The entry never got written: undo the record and promote again.
+		// The entry never got written (or another took its name): undo
+		// the record and promote again.
 		if err := os.Remove(twinFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
@@ -494,7 +509,7 @@ func (s *State) promote(ctx context.Context, key string) (*Promotion, error) {
 		return nil, &NoStoreError{StoreDir: s.Store.Dir()}
 	}
 	e := c.Entry.Clone()
-	for _, k := range []string{"captured", "branch", "worktree", "source", "promoted_to", "promoted_at"} {
+	for _, k := range []string{"captured", "branch", "worktree", "source", promotedTo, promotedAt, promotedDigest, promotedWorktree} {
 		e.Set(k, nil)
 	}
 	e.Visibility, e.ID, e.Path = "", "", ""
@@ -503,13 +518,19 @@ func (s *State) promote(ctx context.Context, key string) (*Promotion, error) {
 			return nil, err
 		}
 		// Record the promotion before writing the entry: a crash in between
-		// leaves a record whose target is missing, which the next attempt
-		// undoes; a crash after leaves both, which it completes.
-		c.Entry.Set("promoted_to", e.Path)
-		c.Entry.Set("promoted_at", s.now().Format(time.RFC3339))
-		if err := atomicfile.Write(twinFile, store.Marshal(c.Entry), 0o644); err != nil {
+		// leaves a record whose target does not hold this entry, which the
+		// next attempt undoes; a crash after leaves both, which it
+		// completes. The record says what the entry's file holds and in
+		// which worktree, so that neither another entry that took the
+		// name nor another worktree's tree is mistaken for it.
+		c.Entry.Set(promotedTo, e.Path)
+		c.Entry.Set(promotedAt, s.now().Format(time.RFC3339))
+		c.Entry.Set(promotedDigest, digest(store.Marshal(e)))
+		c.Entry.Set(promotedWorktree, s.Store.Root())
+		if err := atomicfile.WriteIn(s.TempDir(), twinFile, store.Marshal(c.Entry), 0o644); err != nil {
 			return nil, err
 		}
+		faultinject.Point(PointRecorded)
 		err := s.Store.WriteNew(e)
 		if err == nil {
 			break
@@ -519,6 +540,34 @@ func (s *State) promote(ctx context.Context, key string) (*Promotion, error) {
 			return nil, err
 		}
 	}
+	faultinject.Point(PointWritten)
+	p := &Promotion{ID: c.ID, Entry: e, Written: []string{e.Path}}
+	sup, missing, err := s.Store.Supersede(e)
+	for _, o := range sup {
+		p.Written = append(p.Written, o.Path)
+	}
+	p.Missing = missing
+	if err != nil {
+		return nil, err
+	}
+	faultinject.Point(PointSuperseded)
+	if err := os.Remove(inboxFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	return p, nil
+}
+
+// completePromotion finishes a promotion whose entry was written before
+// the process died: the entries it supersedes are marked (again: marking
+// twice changes nothing) and the inbox copy is removed. It returns the
+// promotion, so that its files are staged as a complete one's are.
+func (s *State) completePromotion(c *Candidate, target, inboxFile string) (*Promotion, error) {
+	data, err := s.Store.ReadFile(target)
+	if err != nil {
+		return nil, err
+	}
+	kind, _ := s.Store.KindOf(target)
+	e := store.Parse(target, data, kind)
 	p := &Promotion{ID: c.ID, Entry: e, Written: []string{e.Path}}
 	sup, missing, err := s.Store.Supersede(e)
 	for _, o := range sup {
@@ -534,30 +583,95 @@ func (s *State) promote(ctx context.Context, key string) (*Promotion, error) {
 	return p, nil
 }
 
+// The fields of a promotion record (inbox/.promoted/<id>.md) besides the
+// candidate's own: promoted_to and promoted_at as the original kontext
+// writes them, and what the entry's file holds and in which worktree.
+const (
+	promotedTo       = "promoted_to"
+	promotedAt       = "promoted_at"
+	promotedDigest   = "promoted_sha256"
+	promotedWorktree = "promoted_worktree"
+)
+
+// Crash points of a promotion (see package faultinject): the record is
+// written; the entry is written; the superseded entries are marked (the
+// inbox copy is still there).
+const (
+	PointRecorded   = "promote:recorded"
+	PointWritten    = "promote:written"
+	PointSuperseded = "promote:superseded"
+)
+
+func digest(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
 // twin reads the .promoted record of a candidate id, or nil.
 func (s *State) twin(id string) *store.Entry {
 	if strings.ContainsAny(id, `/\`) {
 		return nil
 	}
-	data, err := os.ReadFile(filepath.Join(s.PromotedDir(), id+".md"))
+	data, err := fsroot.Read(nil, filepath.Join(s.PromotedDir(), id+".md"), 0)
 	if err != nil {
 		return nil
 	}
 	return store.Parse("inbox/.promoted/"+id+".md", data, store.KindLearning)
 }
 
-func (s *State) promotionDone(id string) bool {
+func (s *State) promotionDone(ctx context.Context, id string) bool {
 	t := s.twin(id)
-	return t != nil && s.targetExists(t.Get("promoted_to"))
+	return t != nil && s.holdsPromotion(ctx, t)
 }
 
-func (s *State) targetExists(rel string) bool {
+// holdsPromotion reports whether the promotion a record describes
+// happened: its target file, in the worktree that promoted it, holds this
+// entry — not merely some file of that name (another entry of the same
+// title may have taken the name after a crash), and not a file of this
+// worktree when another one promoted it. A record of a worktree that no
+// longer exists took its entry with it: the promotion is done again here.
+func (s *State) holdsPromotion(ctx context.Context, twin *store.Entry) bool {
+	rel := twin.Get(promotedTo)
 	if rel == "" {
 		return false
 	}
-	abs := filepath.Join(s.Store.Root(), filepath.FromSlash(rel))
-	_, err := os.Lstat(abs)
-	return err == nil
+	dir := twin.Get(promotedWorktree)
+	if dir == "" || dir == s.Store.Root() {
+		dir = s.Store.Root()
+	} else if !s.isWorktree(ctx, dir) {
+		return false
+	}
+	root, err := fsroot.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer root.Close()
+	data, err := root.ReadFile(rel)
+	if err != nil {
+		return false
+	}
+	if want := twin.Get(promotedDigest); want != "" {
+		return digest(data) == want
+	}
+	// A record without a digest (an earlier kontext, the original): the
+	// entry is the candidate's when its title and body are.
+	e := store.Parse(rel, data, twin.Kind)
+	return e.Title == twin.Title && strings.TrimSpace(e.Body) == strings.TrimSpace(twin.Body)
+}
+
+// isWorktree reports whether dir is a live worktree of this clone.
+func (s *State) isWorktree(ctx context.Context, dir string) bool {
+	wts, err := s.Repo.Worktrees(ctx)
+	if err != nil {
+		return true // git cannot say: do not take its promotion for undone
+	}
+	for _, w := range wts {
+		if filepath.Clean(w.Path) == filepath.Clean(dir) {
+			_, err := os.Stat(dir)
+			return err == nil
+		}
+	}
+	return false
 }
 
 // CleanPromoted deletes the promoted candidates whose entry is now part of
@@ -579,14 +693,26 @@ func (s *State) CleanPromoted(ctx context.Context) (int, error) {
 		if c.PromotedTo == "" || strings.ContainsAny(c.PromotedTo, "\n") {
 			continue
 		}
-		_, _, ok, err := s.Repo.Object(ctx, "HEAD:"+c.PromotedTo)
+		if dir := c.Get(promotedWorktree); dir != "" && dir != s.Store.Root() {
+			continue // another worktree's promotion: its HEAD decides
+		}
+		_, data, ok, err := s.Repo.Object(ctx, "HEAD:"+c.PromotedTo)
 		if err != nil {
 			return n, err
 		}
 		if !ok {
 			continue
 		}
-		if err := os.Remove(filepath.Join(s.PromotedDir(), strings.TrimPrefix(c.Path, "inbox/"))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		id := strings.TrimSuffix(strings.TrimPrefix(c.Path, "inbox/"), ".md")
+		// A promotion interrupted before its inbox copy was removed, and
+		// since committed: the copy goes too, or it would come back as a
+		// candidate once the record is gone.
+		if want := c.Get(promotedDigest); want != "" && digest(data) == want {
+			if err := os.Remove(filepath.Join(s.InboxDir(), id+".md")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return n, err
+			}
+		}
+		if err := os.Remove(filepath.Join(s.PromotedDir(), id+".md")); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return n, err
 		}
 		n++

@@ -42,15 +42,22 @@ func Open(ctx context.Context, repo *git.Repo, cfg *config.Config) (*State, erro
 	if err != nil {
 		return nil, err
 	}
-	return &State{
+	s := &State{
 		Repo:     repo,
 		Dir:      filepath.Join(repo.CommonDir, "kontext"),
 		Worktree: WorktreeKey(repo.Dir),
 		Branch:   repo.Branch(ctx),
 		Config:   cfg,
 		Store:    store.New(root, cfg),
-	}, nil
+	}
+	s.Store.TempDir = s.TempDir()
+	s.SweepTemps()
+	return s, nil
 }
+
+// TempDir holds the temporary files of every write of the inbox and the
+// store, outside the store, so that `git add .ai` never picks one up.
+func (s *State) TempDir() string { return filepath.Join(s.Dir, "tmp") }
 
 // WorktreeKey names a worktree by its directory: "<dir-slug>-<hash8>", as
 // the original does, so candidates captured by either tool are recognised.

@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"sync"
@@ -31,21 +32,34 @@ func semaphore(path string) chan struct{} {
 // other worktrees. It waits until the lock is free or ctx is done; the
 // returned function releases it.
 func (s *State) Lock(ctx context.Context) (unlock func(), err error) {
-	return lockFile(ctx, filepath.Join(s.Dir, "lock"))
+	return lockFile(ctx, filepath.Join(s.Dir, "lock"), false)
 }
 
-func lockFile(ctx context.Context, path string) (func(), error) {
+// errBusy is a lock another holder has, for a caller that does not wait.
+var errBusy = errors.New("the lock is held")
+
+// lockFile takes the lock at path, waiting for it unless try is set (then
+// a held lock is errBusy at once).
+func lockFile(ctx context.Context, path string, try bool) (func(), error) {
 	sem := semaphore(path)
-	select {
-	case sem <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	if try {
+		select {
+		case sem <- struct{}{}:
+		default:
+			return nil, errBusy
+		}
+	} else {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		<-sem
 		return nil, err
 	}
-	release, err := acquire(ctx, path)
+	release, err := acquire(ctx, path, try)
 	if err != nil {
 		<-sem
 		return nil, err

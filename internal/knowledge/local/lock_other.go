@@ -16,7 +16,7 @@ const staleLock = 2 * time.Minute
 
 // acquire creates path+".held" exclusively (no flock on this platform),
 // taking over a lock file older than staleLock.
-func acquire(ctx context.Context, path string) (func(), error) {
+func acquire(ctx context.Context, path string, try bool) (func(), error) {
 	held := path + ".held"
 	for attempt := 0; ; attempt++ {
 		f, err := os.OpenFile(held, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
@@ -30,6 +30,9 @@ func acquire(ctx context.Context, path string) (func(), error) {
 		if info, err := os.Stat(held); err == nil && time.Since(info.ModTime()) > staleLock {
 			os.Remove(held)
 			continue
+		}
+		if try {
+			return nil, errBusy
 		}
 		if err := wait(ctx, attempt); err != nil {
 			return nil, err

@@ -11,7 +11,7 @@ import (
 
 // acquire takes an flock on path. The kernel drops it when the process
 // dies, so a killed kontext never leaves the lock held.
-func acquire(ctx context.Context, path string) (func(), error) {
+func acquire(ctx context.Context, path string, try bool) (func(), error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
@@ -27,6 +27,10 @@ func acquire(ctx context.Context, path string) (func(), error) {
 		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
 			f.Close()
 			return nil, err
+		}
+		if try && errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, errBusy
 		}
 		if err := wait(ctx, attempt); err != nil {
 			f.Close()

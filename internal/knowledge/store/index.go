@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kontext-dev/kontext/internal/atomicfile"
+	"github.com/kontext-dev/kontext/internal/fsroot"
 )
 
 // The markers around the generated part of the store's README.md. Text
@@ -149,7 +150,7 @@ func (s *Store) WriteIndex(entries []*Entry) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	cur, err := os.ReadFile(abs)
+	cur, err := fsroot.Read(nil, abs, 0)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, err
 	}
@@ -160,7 +161,7 @@ func (s *Store) WriteIndex(entries []*Entry) (bool, error) {
 	if cur != nil && string(next) == string(cur) {
 		return false, nil
 	}
-	return true, atomicfile.Write(abs, next, 0o644)
+	return true, atomicfile.WriteIn(s.TempDir, abs, next, 0o644)
 }
 
 // Scaffold creates the store's skeleton where it is missing: the kinds'
@@ -202,7 +203,7 @@ func (s *Store) Scaffold(configTOML string) ([]string, error) {
 		if _, err := os.Lstat(abs); err == nil {
 			continue // the common case after set-up: no temp file, no fsync
 		}
-		err = atomicfile.Create(abs, []byte(f.text), 0o644)
+		err = atomicfile.CreateIn(s.TempDir, abs, []byte(f.text), 0o644)
 		switch {
 		case err == nil:
 			created = append(created, rel)

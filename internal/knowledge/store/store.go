@@ -27,6 +27,11 @@ type Store struct {
 	cfg  *config.Config
 	// Now dates new entries; time.Now when nil.
 	Now func() time.Time
+	// TempDir holds the temporary files of the store's writes, on the same
+	// filesystem, outside the store (local.Open sets .git/kontext/tmp): a
+	// write killed half-way leaves nothing in the store for `git add` to
+	// pick up. "" writes them beside their targets.
+	TempDir string
 }
 
 // New returns the store of the work tree at root, laid out as cfg says.
@@ -41,6 +46,12 @@ func New(root *fsroot.Root, cfg *config.Config) *Store {
 
 // Root is the work tree's top directory.
 func (s *Store) Root() string { return s.root.Dir() }
+
+// ReadFile reads a file of the work tree through its root guard.
+func (s *Store) ReadFile(rel string) ([]byte, error) { return s.root.ReadFile(rel) }
+
+// Path resolves a path relative to the work tree through its root guard.
+func (s *Store) Path(rel string) (string, error) { return s.root.Path(rel) }
 
 // Config is the configuration the store follows.
 func (s *Store) Config() *config.Config { return s.cfg }
@@ -238,21 +249,55 @@ func (s *Store) Allocate(e *Entry) error {
 	default:
 		base = slug
 	}
-	for n := 1; ; n++ {
-		id := base
-		if n > 1 {
-			id = base + "-" + strconv.Itoa(n)
-		}
-		rel := k.Path + "/" + id + ".md"
-		abs, err := s.root.Path(rel)
+	var guardErr error
+	n := FreeSuffix(func(n int) bool {
+		abs, err := s.root.Path(k.Path + "/" + Suffixed(base, n) + ".md")
 		if err != nil {
-			return err
+			guardErr = err
+			return false
 		}
-		if _, err := os.Lstat(abs); errors.Is(err, fs.ErrNotExist) {
-			e.ID, e.Path, e.Style = id, rel, Style(k.Style)
-			return nil
+		_, err = os.Lstat(abs)
+		return !errors.Is(err, fs.ErrNotExist)
+	})
+	if guardErr != nil {
+		return guardErr
+	}
+	id := Suffixed(base, n)
+	e.ID, e.Path, e.Style = id, k.Path+"/"+id+".md", Style(k.Style)
+	return nil
+}
+
+// Suffixed is the n-th name of a base: base itself, then base-2, base-3…
+func Suffixed(base string, n int) string {
+	if n <= 1 {
+		return base
+	}
+	return base + "-" + strconv.Itoa(n)
+}
+
+// FreeSuffix returns an n >= 1 for which taken(n) is false: 1 when it is
+// free, else one found by doubling and then halving, so that the 260th
+// entry of one title costs a dozen probes instead of 260. When the taken
+// numbers have no gaps, it is the smallest free one.
+func FreeSuffix(taken func(n int) bool) int {
+	if !taken(1) {
+		return 1
+	}
+	lo, hi := 1, 2 // lo is taken
+	for taken(hi) {
+		if hi >= 1<<30 {
+			return hi + 1
+		}
+		lo, hi = hi, hi*2
+	}
+	for hi-lo > 1 {
+		if mid := lo + (hi-lo)/2; taken(mid) {
+			lo = mid
+		} else {
+			hi = mid
 		}
 	}
+	return hi
 }
 
 // nextNumber is one more than the highest ADR number in dir, and the width
@@ -286,7 +331,7 @@ func (s *Store) WriteNew(e *Entry) error {
 		return err
 	}
 	data := Marshal(e)
-	if err := atomicfile.Create(abs, data, 0o644); err != nil {
+	if err := atomicfile.CreateIn(s.TempDir, abs, data, 0o644); err != nil {
 		return err
 	}
 	*e = *Parse(e.Path, data, e.Kind)
@@ -308,7 +353,7 @@ func (s *Store) Rewrite(e *Entry) error {
 	if e.src != nil && string(data) == e.src.text {
 		return nil
 	}
-	if err := atomicfile.Write(abs, data, perm); err != nil {
+	if err := atomicfile.WriteIn(s.TempDir, abs, data, perm); err != nil {
 		return err
 	}
 	*e = *Parse(e.Path, data, e.Kind)

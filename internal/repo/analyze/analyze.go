@@ -226,6 +226,7 @@ type index struct {
 	modules  map[string]*model.Module
 	byModule map[string][]*model.File
 	byName   map[string]string // module name → id of the first module of that name
+	depth    int               // the most components a module id has
 }
 
 func newIndex(g *model.Graph) *index {
@@ -242,6 +243,7 @@ func newIndex(g *model.Graph) *index {
 		if _, ok := ix.byName[m.Name]; !ok {
 			ix.byName[m.Name] = m.ID
 		}
+		ix.depth = max(ix.depth, Depth(m.ID))
 	}
 	for i := range g.Files {
 		f := &g.Files[i]
@@ -263,14 +265,48 @@ func (ix *index) moduleOf(p string) string {
 	if _, ok := ix.modules[p]; ok {
 		return p // a single-file module
 	}
-	for d := path.Dir(p); ; d = path.Dir(d) {
-		if _, ok := ix.modules[d]; ok {
-			return d
-		}
-		if d == "." || d == "/" || d == "" {
-			return ""
+	return EnclosingDir(p, ix.depth, ix.modules)
+}
+
+// Depth is the number of components of a slash path ("." has none).
+func Depth(p string) int {
+	if p == "." || p == "" || p == "/" {
+		return 0
+	}
+	return strings.Count(strings.Trim(p, "/"), "/") + 1
+}
+
+// EnclosingDir returns the nearest parent directory of the slash path p
+// (".", or "/" for an absolute path, last) that is a key of set, or ""
+// when there is none. Only parents of at most maxDepth components are
+// asked about: the deepest module is that deep, so a path of 32,000
+// components costs one pass over it, not 32,000 cleaned copies and map
+// lookups of it.
+func EnclosingDir[V any](p string, maxDepth int, set map[string]V) string {
+	p = path.Clean(p)
+	end := len(p)
+	n := 0
+	for i := 1; i < len(p); i++ {
+		if p[i] == '/' {
+			if n++; n > maxDepth {
+				end = i
+				break
+			}
 		}
 	}
+	for j := strings.LastIndexByte(p[:end], '/'); j > 0; j = strings.LastIndexByte(p[:j], '/') {
+		if _, ok := set[p[:j]]; ok {
+			return p[:j]
+		}
+	}
+	root := "."
+	if strings.HasPrefix(p, "/") {
+		root = "/"
+	}
+	if _, ok := set[root]; ok {
+		return root
+	}
+	return ""
 }
 
 // sortedKeys returns a map's keys in order, for deterministic output.
@@ -288,7 +324,8 @@ func inDir(p, dir string) bool {
 	if dir == "." || dir == "" {
 		return true
 	}
-	return p == dir || strings.HasPrefix(p, dir+"/")
+	// No dir+"/": a long dir would be copied once per path asked about.
+	return len(p) >= len(dir) && strings.HasPrefix(p, dir) && (len(p) == len(dir) || p[len(dir)] == '/')
 }
 
 // fileSet reports whether a path is one of g's files: by binary search in

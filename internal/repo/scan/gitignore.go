@@ -3,10 +3,11 @@ package scan
 import (
 	"bufio"
 	"bytes"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/kontext-dev/kontext/internal/fsroot"
 )
 
 // ignorer applies .gitignore files the way git does for a tree that is
@@ -37,8 +38,8 @@ func (ig *ignorer) enter(dir string) {
 	if _, ok := ig.loaded[dir]; ok {
 		return
 	}
-	data, err := os.ReadFile(filepath.Join(ig.root, filepath.FromSlash(dir), ".gitignore"))
-	if err != nil || len(data) > maxIgnoreFile {
+	data, err := fsroot.Read(nil, filepath.Join(ig.root, filepath.FromSlash(dir), ".gitignore"), maxIgnoreFile)
+	if err != nil {
 		ig.loaded[dir] = nil
 		return
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/linguist"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 	"github.com/kontext-dev/kontext/internal/secrets"
@@ -107,7 +108,7 @@ func (r *reader) parse(p string, buf []byte) (parsed, []byte) {
 		f.Kind = classify(p, f.Language, binary && !isAssetExt(ext))
 		return parsed{file: f}, buf
 	}
-	content, buf, err := readInto(r.root, p, buf)
+	content, buf, err := readInto(r.root, p, r.maxSize, buf)
 	if err != nil {
 		f.Language, _ = languageByName(p)
 		f.Kind = classify(p, f.Language, false)
@@ -143,40 +144,26 @@ func (r *reader) parse(p string, buf []byte) (parsed, []byte) {
 	return out, buf
 }
 
-func readInto(root *os.Root, p string, buf []byte) ([]byte, []byte, error) {
-	fh, err := root.Open(p)
+func readInto(root *os.Root, p string, limit int64, buf []byte) ([]byte, []byte, error) {
+	buf, err := fsroot.AppendRead(root, p, limit, buf[:0])
 	if err != nil {
 		return nil, buf, err
 	}
-	defer fh.Close()
-	buf = buf[:0]
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := fh.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, buf, nil
-		}
-		if err != nil {
-			return nil, buf, err
-		}
-	}
+	return buf, buf, nil
 }
 
 // goHeaderLimit bounds the header read of an oversized Go file.
 const goHeaderLimit = 256 << 10
 
 func readPrefix(root *os.Root, p string, n int) ([]byte, error) {
-	fh, err := root.Open(p)
+	fh, _, err := fsroot.OpenRegular(root, p)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
 	buf := make([]byte, n)
 	m, err := io.ReadFull(fh, buf)
-	if err != nil && err != io.ErrUnexpectedEOF {
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return nil, err
 	}
 	return buf[:m], nil

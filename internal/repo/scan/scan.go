@@ -324,7 +324,7 @@ func Update(ctx context.Context, prev *model.Graph, changed []string, opts Optio
 		}
 		if isConfigFile(p) && !secrets.IsSecretFile(p) && prev.Files[prevByPath[p]].Size <= opts.MaxFileSize {
 			if info, err := osr.Lstat(p); err == nil && info.Mode().IsRegular() {
-				if data, err := osr.ReadFile(p); err == nil && !isBinary(data) {
+				if data, err := fsroot.Read(osr, p, opts.MaxFileSize); err == nil && !isBinary(data) {
 					configs[p] = data
 				}
 			}

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/kontext-dev/kontext/internal/knowledge/glob"
 	"github.com/kontext-dev/kontext/internal/repo"
+	"github.com/kontext-dev/kontext/internal/repo/analyze"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
 
@@ -24,6 +24,7 @@ type derived struct {
 	byName   map[string]*model.Module
 	byModule map[string][]*model.File // sorted by path
 	paths    []string                 // every file, sorted
+	depth    int                      // the most components a module id has
 
 	searchOnce sync.Once
 	search     *index
@@ -82,6 +83,7 @@ func newDerived(snap *repo.Snapshot) *derived {
 	for i := range g.Modules {
 		m := &g.Modules[i]
 		d.modules[m.ID] = m
+		d.depth = max(d.depth, analyze.Depth(m.ID))
 		if _, taken := d.byName[m.Name]; m.Name != "" && !taken {
 			d.byName[m.Name] = m
 		}
@@ -112,14 +114,7 @@ func (d *derived) moduleOf(p string) string {
 	if _, ok := d.modules[p]; ok {
 		return p
 	}
-	for dir := path.Dir(p); ; dir = path.Dir(dir) {
-		if _, ok := d.modules[dir]; ok {
-			return dir
-		}
-		if dir == "." || dir == "/" || dir == "" {
-			return ""
-		}
-	}
+	return analyze.EnclosingDir(p, d.depth, d.modules)
 }
 
 // isDir reports whether some file of the repository is under dir.

@@ -10,9 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"sync"
 
 	spec "github.com/kontext-dev/kontext/gen/toolsets/repo"
 	"github.com/kontext-dev/kontext/internal/fsroot"
+	"github.com/kontext-dev/kontext/internal/git"
 	"github.com/kontext-dev/kontext/internal/mcp"
 	"github.com/kontext-dev/kontext/internal/repo"
 )
@@ -25,6 +28,11 @@ type Handlers struct {
 	// once put a fixed snapshot here.
 	snapshot func(ctx context.Context, dir string) (*repo.Snapshot, error)
 	derived  derivedCache
+
+	// common is the git common directory of the server's root ("" outside
+	// git), found once.
+	commonOnce sync.Once
+	common     string
 }
 
 var _ spec.Handlers = (*Handlers)(nil)
@@ -58,6 +66,9 @@ func (h *Handlers) analysis(ctx context.Context, rootArg *string) (*repo.Snapsho
 		if !st.IsDir() {
 			return nil, fmt.Errorf("root %q is a file; pass the directory of a repository", *rootArg)
 		}
+		if err := h.sameOrInside(ctx, *rootArg, p); err != nil {
+			return nil, err
+		}
 		dir = p
 	}
 	snap, err := h.snapshot(ctx, dir)
@@ -71,6 +82,39 @@ func (h *Handlers) analysis(ctx context.Context, rootArg *string) (*repo.Snapsho
 		return nil, fmt.Errorf("analysing %s: the engine returned no graph", dir)
 	}
 	return snap, nil
+}
+
+// sameOrInside refuses a nested root whose repository lies elsewhere: a
+// .git file in a subdirectory ("gitdir: /elsewhere/.git") must not turn a
+// tool into a reader of another repository's history and objects. A
+// nested root is analysed when it belongs to the server's repository, or
+// when its git directory (and common directory) lie inside the server's
+// root.
+func (h *Handlers) sameOrInside(ctx context.Context, arg, dir string) error {
+	loc, found, err := git.LocateBelow(dir, h.root.Dir())
+	if err != nil {
+		return fmt.Errorf("root %q: its .git cannot be read: %w", arg, err)
+	}
+	if !found {
+		return nil // no .git below the server's root: its own repository
+	}
+	if h.root.Contains(loc.GitDir) && h.root.Contains(loc.CommonDir) {
+		return nil
+	}
+	h.commonOnce.Do(func() {
+		// Not the caller's context: a cancelled first call must not leave
+		// the answer empty for every later one.
+		if r, err := git.Open(context.WithoutCancel(ctx), h.root.Dir()); err == nil {
+			h.common, _ = filepath.EvalSymlinks(r.CommonDir)
+			r.Close()
+		}
+	})
+	if h.common != "" && loc.CommonDir == h.common {
+		return nil // a worktree of the server's own repository
+	}
+	rel, _ := filepath.Rel(h.root.Dir(), loc.WorkTree)
+	return fmt.Errorf("root %q is in a work tree (%s) whose git directory lies outside the server's root %s; kontext does not follow a .git file out of the root (start a server in that repository instead)",
+		arg, filepath.ToSlash(rel), h.root.Dir())
 }
 
 // full reports whether a detail argument asks for the full answer; the

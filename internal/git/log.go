@@ -42,6 +42,10 @@ type FileChange struct {
 	Status byte   // A, M, D, R, C, T
 	Path   string // the path after the commit
 	From   string // the path before a rename or copy
+	// OldBlob and NewBlob are the file's blob ids before and after the
+	// commit (LogOptions.Raw; all zeros for an absent side), so that
+	// contents can be read by id without resolving a path in a tree.
+	OldBlob, NewBlob string
 }
 
 // LogOptions select commits.
@@ -50,9 +54,15 @@ type LogOptions struct {
 	MaxCount int
 	NoMerges bool
 	Files    bool // list the files each commit touched
-	Paths    []string
-	Since    time.Time
-	Reverse  bool
+	// Raw lists the files with their blob ids (FileChange.OldBlob and
+	// NewBlob); it implies Files.
+	Raw bool
+	// Renames detects renames (status R, with From), which Files alone
+	// reports as a deletion and an addition.
+	Renames bool
+	Paths   []string
+	Since   time.Time
+	Reverse bool
 	// FirstParent follows only the first parent of merges.
 	FirstParent bool
 	// Revs, when set, lists exactly these commits (in this order) instead
@@ -111,8 +121,17 @@ func (r *Repo) EachCommit(ctx context.Context, opts LogOptions, f func(Commit) e
 		return nil // no commits yet
 	}
 	args := opts.limitArgs([]string{"log", "-z", "--format=" + recordSep + "%H" + fieldSep + "%P" + fieldSep + "%an" + fieldSep + "%ae" + fieldSep + "%at" + fieldSep + "%s" + fieldSep + "%b" + fieldSep})
-	if opts.Files {
-		args = append(args, "--name-status", "--no-renames")
+	if opts.Files || opts.Raw {
+		if opts.Raw {
+			args = append(args, "--raw", "--no-abbrev")
+		} else {
+			args = append(args, "--name-status")
+		}
+		if opts.Renames {
+			args = append(args, "-M")
+		} else {
+			args = append(args, "--no-renames")
+		}
 	}
 	if opts.Reverse {
 		args = append(args, "--reverse")
@@ -222,17 +241,48 @@ func parseCommit(rec []byte) (Commit, error) {
 		Subject:     fields[5],
 		Body:        strings.TrimSpace(fields[6]),
 	}
-	// After the last field: NUL-separated name-status pairs.
-	parts := strings.Split(strings.TrimLeft(fields[7], "\x00\n"), "\x00")
-	for i := 0; i+1 < len(parts); i += 2 {
-		status := strings.TrimSpace(parts[i])
-		if status == "" {
-			i--
+	c.Files = parseFileList(fields[7])
+	return c, nil
+}
+
+// parseFileList reads what `log -z` prints after a commit's format: its
+// files as `--name-status` (a status, then one path, or two for a rename
+// or copy) or `--raw` (":<modes> <old> <new> <status>", then the paths).
+func parseFileList(s string) []FileChange {
+	var files []FileChange
+	parts := strings.Split(strings.TrimLeft(s, "\x00\n"), "\x00")
+	for i := 0; i < len(parts); {
+		head := strings.TrimSpace(parts[i])
+		i++
+		if head == "" {
 			continue
 		}
-		c.Files = append(c.Files, FileChange{Status: status[0], Path: parts[i+1]})
+		var f FileChange
+		status := head
+		if head[0] == ':' {
+			fs := strings.Fields(head[1:])
+			if len(fs) != 5 {
+				continue
+			}
+			f.OldBlob, f.NewBlob, status = fs[2], fs[3], fs[4]
+		}
+		f.Status = status[0]
+		if f.Status == 'R' || f.Status == 'C' {
+			if i+1 >= len(parts) {
+				break
+			}
+			f.From, f.Path = parts[i], parts[i+1]
+			i += 2
+		} else {
+			if i >= len(parts) {
+				break
+			}
+			f.Path = parts[i]
+			i++
+		}
+		files = append(files, f)
 	}
-	return c, nil
+	return files
 }
 
 // BlameLine is one line of `git blame`.

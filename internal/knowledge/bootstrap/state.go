@@ -92,6 +92,16 @@ func (d *Done) Unskip(task string) error {
 	return writeJSON(d.path, d)
 }
 
+// StoreElsewhere returns the branch the team's knowledge lives on when
+// this work tree has none of it: no store, or only the empty kind folders
+// a checkout leaves behind. "" means the store is here, or nowhere.
+func (p *Pipeline) StoreElsewhere(ctx context.Context) (string, error) {
+	if p.Store.Exists() && !p.Store.Empty() {
+		return "", nil
+	}
+	return BranchWithStore(ctx, p.Git, p.Store.Dir())
+}
+
 // BranchWithStore returns another branch (local or remote-tracking) whose
 // tree has the store directory, or "" when none has: a repository whose
 // knowledge lives on another branch is never bootstrapped a second time.

@@ -85,7 +85,7 @@ func bootstrapCommands() []*cli.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(c.App.Writer, "%d commits; %d decision clusters\n", h.Commits, len(h.Clusters))
+				fmt.Fprintf(c.App.Writer, "%d commits (%d by bots or dependency bumps, not scored); %d decision clusters\n", h.Commits, h.Automated, len(h.Clusters))
 				for _, cl := range h.Clusters {
 					fmt.Fprintf(c.App.Writer, "  dec:%-30s %2d commits  score %.0f\n", cl.Area, len(cl.Commits), cl.Score)
 				}

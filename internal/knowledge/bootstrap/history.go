@@ -461,6 +461,7 @@ func moduleOf(s *Scan, p string) string {
 type grouped struct {
 	cand                Candidate
 	area, module, scope string
+	dir                 bool // the area is a directory, not a module
 }
 
 // place chooses a candidate's cluster: the module its scope names, else
@@ -489,9 +490,52 @@ func place(s *Scan, sc *scored) grouped {
 	case sc.scope != "" && sc.scope != "root":
 		g.area, g.module, g.scope = sc.scope, ".", sc.scope
 	default:
+		// No module, no scope (a Terraform tree, say): the directory the
+		// commit changed, so that terraform/projects/app-x is a cluster of
+		// its own and not the root's.
 		g.area, g.module = "root", "."
+		if d := dirArea(sc.touched); d != "." {
+			g.area, g.module, g.dir = d, d, true
+		}
 	}
 	return g
+}
+
+// dirAreaDepth bounds the directories that name clusters.
+const dirAreaDepth = 3
+
+// dirArea is the directory (at most dirAreaDepth deep) that holds at
+// least half of files, else the one they all share; "." for the root.
+func dirArea(files []string) string {
+	if len(files) == 0 {
+		return "."
+	}
+	counts := map[string]int{}
+	dirs := make([]string, 0, len(files))
+	for _, f := range files {
+		d := path.Dir(f)
+		if parts := strings.Split(d, "/"); len(parts) > dirAreaDepth {
+			d = strings.Join(parts[:dirAreaDepth], "/")
+		}
+		counts[d]++
+		dirs = append(dirs, d)
+	}
+	best, bestN := ".", 0
+	for _, d := range sortedKeys(counts) {
+		if counts[d] > bestN {
+			best, bestN = d, counts[d]
+		}
+	}
+	if bestN*2 >= len(files) {
+		return best
+	}
+	common := dirs[0]
+	for _, d := range dirs[1:] {
+		for common != "." && d != common && !strings.HasPrefix(d, common+"/") {
+			common = path.Dir(common)
+		}
+	}
+	return common
 }
 
 // scopeModule is the module a commit scope names: by its directory, its
@@ -534,38 +578,55 @@ func scopeModule(s *Scan, scope string, touched map[string]int) string {
 func cluster(s *Scan, cands []*scored, max int) []Cluster {
 	type group struct {
 		module, scope string
+		dir           bool
 		list          []Candidate
 	}
 	groups := map[string]*group{}
-	add := func(area, module, scope string, cs ...Candidate) {
+	add := func(area, module, scope string, dir bool, cs ...Candidate) {
 		g := groups[area]
 		if g == nil {
-			g = &group{module: module, scope: scope}
+			g = &group{module: module, scope: scope, dir: dir}
 			groups[area] = g
 		}
 		g.list = append(g.list, cs...)
 	}
 	for _, sc := range cands {
 		g := place(s, sc)
-		add(g.area, g.module, g.scope, g.cand)
+		add(g.area, g.module, g.scope, g.dir, g.cand)
 	}
-	// Small groups merge upward, deepest first; scopes into the root.
-	areas := sortedKeys(groups)
-	sort.SliceStable(areas, func(i, j int) bool { return strings.Count(areas[i], "/") > strings.Count(areas[j], "/") })
-	for _, area := range areas {
-		g := groups[area]
-		if area == "root" || len(g.list) >= clusterMin {
-			continue
+	// Small groups merge upward, deepest first, until none is left: a
+	// module's into its parent module's, a directory's into its parent
+	// directory's, a scope's into the root's.
+	for {
+		var small []string
+		for area, g := range groups {
+			if area != "root" && len(g.list) < clusterMin {
+				small = append(small, area)
+			}
 		}
+		if len(small) == 0 {
+			break
+		}
+		sort.Strings(small)
+		sort.SliceStable(small, func(i, j int) bool { return strings.Count(small[i], "/") > strings.Count(small[j], "/") })
+		area := small[0]
+		g := groups[area]
 		delete(groups, area)
-		parent := "."
-		if g.scope == "" {
+		parent, dir := ".", false
+		switch {
+		case g.scope != "":
+		case g.dir:
+			parent, dir = path.Dir(g.module), true
+			if m := parentModule(s, g.module); m != "." && len(m) > len(parent) {
+				parent, dir = m, false
+			}
+		default:
 			parent = parentModule(s, g.module)
 		}
 		if parent == "." {
-			add("root", ".", "", g.list...)
+			add("root", ".", "", false, g.list...)
 		} else {
-			add(parent, parent, "", g.list...)
+			add(parent, parent, "", dir, g.list...)
 		}
 	}
 	var out []Cluster

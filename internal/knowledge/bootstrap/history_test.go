@@ -301,3 +301,56 @@ func TestDecisionTasksKnowTheirADRsAndReadFilesAtHead(t *testing.T) {
 		t.Errorf("the brew task:\n%s", text)
 	}
 }
+
+// Without modules or commit scopes (a Terraform tree), commits cluster by
+// the directory they change, small directories merging into their parent:
+// never the root's history in parts.
+func TestHistoryClustersByDirectoryWithoutModulesOrScopes(t *testing.T) {
+	files := map[string]string{"README.md": "# infra\n"}
+	for _, p := range []string{"app-a", "app-b", "app-c", "app-d"} {
+		files["terraform/projects/"+p+"/main.tf"] = "resource \"aws_instance\" \"x\" {}\n"
+	}
+	dir := newRepo(t, files)
+	var commits []commit
+	decide := func(project string, i int) commit {
+		return commit{msg: fmt.Sprintf("Use RDS instead of EC2 for %s (%d) because backups were manual", project, i),
+			files: map[string]string{"terraform/projects/" + project + "/main.tf": fmt.Sprintf("resource \"aws_db_instance\" \"x%d\" {}\n", i)}}
+	}
+	for i := 0; i < 60; i++ {
+		switch i % 10 {
+		case 1, 4, 7:
+			commits = append(commits, decide("app-a", i))
+		case 2, 5:
+			commits = append(commits, decide("app-b", i))
+		case 8:
+			if i < 20 {
+				commits = append(commits, decide("app-c", i))
+			}
+		default:
+			commits = append(commits, commit{msg: fmt.Sprintf("Tidy %d", i), files: map[string]string{"README.md": fmt.Sprintf("# infra %d\n", i)}})
+		}
+	}
+	fastImport(t, dir, commits)
+	p := openPipeline(t, dir)
+	ctx := context.Background()
+	s, err := p.Scan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hist, err := ReadHistory(ctx, p.Git, s, p.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]int{}
+	for _, c := range hist.Clusters {
+		counts[c.Area] = len(c.Commits)
+	}
+	// app-a: 18 commits in three parts; app-b: 12 in two; app-c's two merge
+	// upward, directory by directory, into the root, with the founding
+	// commit.
+	want := map[string]int{"terraform/projects/app-a": 8, "terraform/projects/app-a-2": 8, "terraform/projects/app-a-3": 2,
+		"terraform/projects/app-b": 8, "terraform/projects/app-b-2": 4, "root": 3}
+	if fmt.Sprint(counts) != fmt.Sprint(want) {
+		t.Errorf("clusters %v, want %v", counts, want)
+	}
+}

@@ -300,6 +300,20 @@ func TestDecisionTasksKnowTheirADRsAndReadFilesAtHead(t *testing.T) {
 	if !strings.Contains(text, "Find the decisions in the history of internal/pipe/brew") || strings.Contains(text, "legacy.go") {
 		t.Errorf("the brew task:\n%s", text)
 	}
+	// What the task finds is written as the directory's ADRs are
+	// (adr-tools: "# N. Title", "Date:", "## Status").
+	res, err := p.Submit(ctx, Submission{TaskID: "dec:internal/pipe/brew", Decisions: []DecisionInput{{
+		Title: "Formulas use install_name", Decision: "Formulas name the binary with install_name, never the bin stanza.",
+		Context: "Homebrew deprecated the bin stanza.", Paths: []string{"internal/pipe/brew/**"},
+	}}})
+	if err != nil || len(res.Written) != 2 {
+		t.Fatalf("submit: %+v %v", res, err)
+	}
+	adr := readFile(t, dir, res.Written[0])
+	if !strings.HasPrefix(res.Written[0], "docs/adr/0003-") || !strings.HasPrefix(adr, "# 3. Formulas use install_name\n\nDate: ") ||
+		!strings.Contains(adr, "\n## Status\n\nAccepted\n\n## Context\n\nHomebrew deprecated the bin stanza.\n\n## Decision\n\n") {
+		t.Errorf("%s is not written as the directory's ADRs are:\n%s", res.Written[0], adr)
+	}
 }
 
 // Without modules or commit scopes (a Terraform tree), commits cluster by

@@ -154,7 +154,7 @@ func ReadHistory(ctx context.Context, repo *git.Repo, s *Scan, cfg *config.Confi
 	go func() { founded <- rootDate(ctx, repo) }()
 	var rootSeen string
 	people := map[string]bool{}
-	bots := map[string]bool{}
+	bots := map[string]string{} // lower-cased → as written
 	var kept []*scored
 	var oldest *scored
 	// A cherry-picked commit is read once: the newest copy.
@@ -181,8 +181,8 @@ func ReadHistory(ctx context.Context, repo *git.Repo, s *Scan, cfg *config.Confi
 		oldest = nil
 		if why := wording.Automated(c.AuthorName, c.AuthorEmail, c.Subject); why != "" {
 			h.Automated++
-			if why == "bot" {
-				bots[wording.BotName(c.AuthorName)] = true
+			if name := wording.BotName(c.AuthorName); why == "bot" && bots[strings.ToLower(name)] == "" {
+				bots[strings.ToLower(name)] = name
 			}
 			return nil
 		}
@@ -226,7 +226,9 @@ func ReadHistory(ctx context.Context, repo *git.Repo, s *Scan, cfg *config.Confi
 		h.Founded = rootSeen
 	}
 	h.Contributors = len(people)
-	h.Bots = sortedKeys(bots)
+	for _, k := range sortedKeys(bots) {
+		h.Bots = append(h.Bots, bots[k])
+	}
 	// The oldest commit read is the founding one when it has no parent.
 	if oldest != nil && oldest.root {
 		oldest.cand.Score += 3

@@ -110,13 +110,14 @@ func IsBot(name, email string) bool {
 	return e == "action@github.com" || botNames[local]
 }
 
-// BotName is the name a bot is known by ("dependabot" for
-// "dependabot[bot]").
+// BotName is the name a bot is known by, as it writes it ("dependabot" for
+// "dependabot[bot]", "GoReleaser Bot").
 func BotName(name string) string {
-	n := strings.ToLower(strings.TrimSpace(name))
+	n := strings.TrimSpace(name)
 	n = strings.TrimSuffix(n, "[bot]")
 	n = strings.TrimSuffix(n, "-preview")
-	if n == "renovate-bot" || n == "renovatebot" {
+	switch strings.ToLower(n) {
+	case "renovate-bot", "renovatebot":
 		n = "renovate"
 	}
 	return n

@@ -47,8 +47,13 @@ func TestADRStatusesParseWithTheirNote(t *testing.T) {
 			t.Errorf("%q: not written back as read:\n%s", c.status, got)
 		}
 	}
+	// A status under a first-level heading (manage.get.gov's 0028).
+	e := Parse("docs/adr/0028-x.md", []byte("# 28. Portfolio session management\n\nDate: 2025-05-29\n\n# Status\n\nApproved\n\n## Context\n\nForms are static.\n"), KindDecision)
+	if e.Status != StatusAccepted || e.SummaryText(0) != "Forms are static." {
+		t.Errorf("# Status: status %q, summary %q", e.Status, e.SummaryText(0))
+	}
 	// A status kontext cannot read still gets its warning.
-	e := Parse("docs/adr/0004-x.md", adr("Banana"), KindDecision)
+	e = Parse("docs/adr/0004-x.md", adr("Banana"), KindDecision)
 	if ps := Validate([]*Entry{e}, CheckOptions{NoSecrets: true}); len(ps) != 1 || !strings.Contains(ps[0].Message, `unusual decision status "banana"`) {
 		t.Errorf("an unknown status: %v", ps)
 	}
@@ -65,6 +70,7 @@ func TestADRSummaries(t *testing.T) {
 			"We use managed queues, e.g. SQS for jobs and SNS for events, and never run a broker of our own because nobody on call knows one well enough."},
 		{"a lead-in and its list", "## Status\n\nAccepted\n\n## Decision\n\nWe will do the following:\n\n * 1 VPC per environment\n * 3 public subnets, spread across availability zones\n",
 			"We will do the following: 1 VPC per environment; 3 public subnets, spread across availability zones"},
+		{"a list right after its lead-in", "## Decision\n\nThe load balancer was modified to:\n1. Add a listener on port 80.\n2. Redirect it to 443.\n", "The load balancer was modified to: Add a listener on port 80; Redirect it to 443"},
 		{"a list alone", "## Decision\n\n- Terraform state lives in S3\n- Locks live in DynamoDB\n", "Terraform state lives in S3; Locks live in DynamoDB"},
 		{"MADR's Decision Outcome", "## Context and Problem Statement\n\nWhich format?\n\n## Decision Outcome\n\nChosen option: \"MADR 3.0.0\", because it is lean. It also has tooling.\n",
 			"Chosen option: \"MADR 3.0.0\", because it is lean. It also has tooling."},

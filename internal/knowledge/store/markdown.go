@@ -40,12 +40,12 @@ func Section(body, name string) string {
 }
 
 // withoutSection returns body without the section under the heading named
-// name (its heading and text, up to the next heading of the same or a
-// higher level).
+// name, at any level: its heading and its text, up to the next heading
+// (a "# Status" some ADRs write is no parent of the sections after it).
 func withoutSection(body, name string) string {
 	want := strings.ToLower(strings.TrimSpace(name))
 	var out strings.Builder
-	level := 0
+	skipping := false
 	fence := false
 	for _, line := range strings.SplitAfter(body, "\n") {
 		t := strings.TrimSpace(line)
@@ -54,15 +54,10 @@ func withoutSection(body, name string) string {
 		}
 		if !fence {
 			if l, text := heading(t); l > 0 {
-				if level > 0 && l <= level {
-					level = 0
-				}
-				if level == 0 && l >= 2 && strings.ToLower(text) == want {
-					level = l
-				}
+				skipping = strings.ToLower(text) == want
 			}
 		}
-		if level == 0 {
+		if !skipping {
 			out.WriteString(line)
 		}
 	}
@@ -100,6 +95,9 @@ func firstParagraph(md string) string {
 		case para == "" && len(list) == 0:
 			return out
 		case len(list) > 0:
+			for i, it := range list {
+				list[i] = strings.TrimRight(it, ".;,")
+			}
 			para = strings.Join(list, "; ")
 		}
 		if out != "" {
@@ -153,7 +151,10 @@ func nextBlock(md string) (para string, list []string, rest string) {
 			md = next
 			continue
 		}
-		if item, ok := isItem(t); ok && len(lines) == 0 {
+		if item, ok := isItem(t); ok {
+			if len(lines) > 0 {
+				break // a list interrupts a paragraph ("… modified to:\n1. …")
+			}
 			if item != "" {
 				list = append(list, stripMarkdown(item))
 			}

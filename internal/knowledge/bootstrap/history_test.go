@@ -368,3 +368,33 @@ func TestHistoryClustersByDirectoryWithoutModulesOrScopes(t *testing.T) {
 		t.Errorf("clusters %v, want %v", counts, want)
 	}
 }
+
+// A swap is a dependency replaced by another; a new version, a new major
+// version's module path or a package's own version is none, in every
+// ecosystem the engine reads.
+func TestDependencySwapAcrossEcosystems(t *testing.T) {
+	for _, c := range []struct {
+		path, before, after string
+		swap                bool
+	}{
+		{"go.mod", shipitGoMod("github.com/google/go-github/v87 v87.0.0", "k8s.io/client-go v0.87.0"), shipitGoMod("github.com/google/go-github/v88 v88.1.0", "k8s.io/client-go v0.88.0"), false},
+		{"go.mod", shipitGoMod("gopkg.in/yaml.v2 v2.4.0"), shipitGoMod("gopkg.in/yaml.v3 v3.0.1"), false},
+		{"go.mod", shipitGoMod("gopkg.in/yaml.v3 v3.0.1"), shipitGoMod("go.yaml.in/yaml/v3 v3.0.4"), true},
+		{"go.mod", shipitGoMod("github.com/a/b v1.0.0"), shipitGoMod("github.com/a/b v1.0.0", "github.com/c/d v1.0.0 // indirect"), false},
+		{"package.json", `{"name":"x","version":"1.0.0","dependencies":{"moment":"^2.29.0"}}`, `{"name":"x","version":"2.0.0","dependencies":{"moment":"^2.30.1"}}`, false},
+		{"package.json", `{"dependencies":{"lodash":"npm:lodash@1"}}`, `{"dependencies":{"lodash":"npm:lodash@2"}}`, false},
+		{"package.json", `{"dependencies":{"moment":"^2.29.0"}}`, `{"dependencies":{"date-fns":"^3.0.0"}}`, true},
+		{"requirements.txt", "requests==2.31.0\ncelery==5.3\n", "httpx==0.27.0\ncelery==5.4\n", true},
+		{"pyproject.toml", "[project]\nname = \"w\"\ndependencies = [\"Requests>=2.31\"]\n", "[project]\nname = \"w\"\ndependencies = [\"requests>=2.32\"]\n", false},
+		{"Cargo.toml", "[package]\nname = \"x\"\n\n[dependencies]\nserde = \"1.0\"\n", "[package]\nname = \"x\"\n\n[dependencies]\nserde = \"2.0\"\n", false},
+	} {
+		added, removed := dependencySwap(dependencyNames(c.path, []byte(c.before)), dependencyNames(c.path, []byte(c.after)))
+		if got := len(added) > 0 && len(removed) > 0; got != c.swap {
+			t.Errorf("%s %q → %q: added %v removed %v, want swap %v", c.path, c.before, c.after, added, removed, c.swap)
+		}
+		// The go.mod prefilter never hides a swap the parse finds.
+		if c.path == "go.mod" && c.swap && !goMayHaveSwapped([]byte(c.before), []byte(c.after)) {
+			t.Errorf("the go.mod prefilter skips the swap %q → %q", c.before, c.after)
+		}
+	}
+}

@@ -123,7 +123,10 @@ type scored struct {
 // ReadHistory scores the last init.history_max_commits non-merge commits in
 // one `git log` stream, leaving out bots and dependency bumps, and
 // clusters the decision-shaped ones by commit scope and module of scan.
-func ReadHistory(ctx context.Context, repo *git.Repo, s *Scan, cfg *config.Config) (*History, error) {
+// founded is the date of the first commit when an earlier read knows it
+// ("" has it read, beside the stream: it needs a walk of the whole
+// history when the stream stops short of it).
+func ReadHistory(ctx context.Context, repo *git.Repo, s *Scan, cfg *config.Config, founded string) (*History, error) {
 	h := &History{Version: HistoryVersion}
 	head, err := repo.Head(ctx)
 	if err != nil || head == "" {
@@ -150,8 +153,12 @@ func ReadHistory(ctx context.Context, repo *git.Repo, s *Scan, cfg *config.Confi
 	}
 	// The date of the first commit: from the stream when it reaches it,
 	// else from a walk of the rest of the history, run beside the stream.
-	founded := make(chan string, 1)
-	go func() { founded <- rootDate(ctx, repo) }()
+	rootRead := make(chan string, 1)
+	if founded != "" {
+		rootRead <- founded
+	} else {
+		go func() { rootRead <- rootDate(ctx, repo) }()
+	}
 	var rootSeen string
 	people := map[string]bool{}
 	bots := map[string]string{} // lower-cased → as written
@@ -218,7 +225,7 @@ func ReadHistory(ctx context.Context, repo *git.Repo, s *Scan, cfg *config.Confi
 		}
 		return nil
 	})
-	h.Founded = <-founded
+	h.Founded = <-rootRead
 	if err != nil {
 		return nil, err
 	}

@@ -178,7 +178,7 @@ func TestHistoryIgnoresBotsAndBumpsAndClustersByScope(t *testing.T) {
 	if s.Project != "shipit" {
 		t.Errorf("github.com/acme/shipit/v2 is called %q, want shipit", s.Project)
 	}
-	hist, err := ReadHistory(ctx, p.Git, s, p.Config)
+	hist, err := ReadHistory(ctx, p.Git, s, p.Config, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +351,7 @@ func TestHistoryClustersByDirectoryWithoutModulesOrScopes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hist, err := ReadHistory(ctx, p.Git, s, p.Config)
+	hist, err := ReadHistory(ctx, p.Git, s, p.Config, "")
 	if err != nil {
 		t.Fatal(err)
 	}

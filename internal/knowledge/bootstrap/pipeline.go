@@ -79,7 +79,7 @@ func (p *Pipeline) History(ctx context.Context, s *Scan) (*History, error) {
 		p.report("history", 2, 3, fmt.Sprintf("%d commits, %d decision clusters (cached)", h.Commits, len(h.Clusters)), start)
 		return h, nil
 	}
-	h, err := ReadHistory(ctx, p.Git, s, p.Config)
+	h, err := ReadHistory(ctx, p.Git, s, p.Config, p.Cache.Founded())
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +153,7 @@ func (p *Pipeline) inputs(ctx context.Context) (*Scan, *History, error) {
 	if h, ok := p.Cache.LoadHistory(head); ok {
 		return s, h, nil
 	}
-	h, err := ReadHistory(ctx, p.Git, s, p.Config)
+	h, err := ReadHistory(ctx, p.Git, s, p.Config, p.Cache.Founded())
 	if err != nil {
 		return nil, nil, err
 	}

@@ -34,6 +34,16 @@ func (c Cache) LoadHistory(head string) (*History, bool) {
 	return &h, true
 }
 
+// Founded is the date of the first commit an earlier history read, whatever
+// its HEAD: a root commit does not change as history grows.
+func (c Cache) Founded() string {
+	var h struct {
+		Founded string `json:"founded"`
+	}
+	readJSON(c.historyPath(), &h)
+	return h.Founded
+}
+
 // SaveHistory keeps a history.
 func (c Cache) SaveHistory(h *History) error { return writeJSON(c.historyPath(), h) }
 

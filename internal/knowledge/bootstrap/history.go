@@ -46,10 +46,12 @@ func (h *History) ConventionalCommits() bool {
 	return people >= 10 && h.Conventional*5 >= people*3
 }
 
-// Cluster is decision-shaped commits of one module or one commit scope:
-// one dec: task.
+// Cluster is decision-shaped commits of one module, one commit scope or,
+// where there is neither, one directory: one dec: task.
 type Cluster struct {
-	Area   string `json:"area"` // the task's name: a module id, a scope, "root"; "-2" for a later part
+	Area string `json:"area"` // the task's name: a module id, a scope, a directory, "root"; "-2" for a later part
+	// Module is the module or directory the commits changed ("." for the
+	// root and for a scope).
 	Module string `json:"module"`
 	// Scope is the Conventional Commits scope that grouped the commits
 	// when no module did (Module is then ".").

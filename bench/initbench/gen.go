@@ -13,6 +13,8 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -20,6 +22,9 @@ import (
 // genStats is what was generated.
 type genStats struct {
 	Files, Commits, Swaps int
+	// Automated are the commits of bots and the dependency bumps: what the
+	// bootstrap's history reads and never scores.
+	Automated int
 }
 
 // unit is one part of the monorepo: a workspace, the Go module, the Python
@@ -36,6 +41,8 @@ type unit struct {
 	added            []*file
 	version          int             // bumps of its manifest
 	swapped          map[string]bool // libraries swapped out
+	bumps            map[string]int  // patch updates of each dependency (bots and people)
+	majors           map[string]int  // major-version updates of a Go module's path (renovate)
 }
 
 // file is a planned file and its history.
@@ -166,6 +173,8 @@ func (g *generator) plan() {
 
 func (g *generator) add(u *unit) {
 	u.swapped = map[string]bool{}
+	u.bumps = map[string]int{}
+	u.majors = map[string]int{}
 	g.units = append(g.units, u)
 	g.byDir[u.dir] = u
 	g.byName[u.name] = u
@@ -515,6 +524,34 @@ func swappedName(u *unit, lib string) string {
 	return lib
 }
 
+// bumped is a version after n patch updates: its last number grows by n.
+func bumped(version string, n int) string {
+	if n == 0 {
+		return version
+	}
+	loc := regexp.MustCompile(`\d+`).FindAllStringIndex(version, -1)
+	if len(loc) == 0 {
+		return version
+	}
+	last := loc[len(loc)-1]
+	v, _ := strconv.Atoi(version[last[0]:last[1]])
+	return version[:last[0]] + strconv.Itoa(v+n) + version[last[1]:]
+}
+
+// goMajor is a Go module's path and version after n major updates (renovate
+// moves github.com/go-chi/chi/v5 to /v6: the same dependency, a new path).
+func goMajor(path, version string, n int) (string, string) {
+	if n == 0 {
+		return path, version
+	}
+	m := regexp.MustCompile(`/v(\d+)$`).FindStringSubmatch(path)
+	if m == nil {
+		return path, version
+	}
+	major, _ := strconv.Atoi(m[1])
+	return strings.TrimSuffix(path, m[0]) + "/v" + strconv.Itoa(major+n), "v" + strconv.Itoa(major+n) + ".0.0"
+}
+
 func marshal(v any) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -535,7 +572,7 @@ func rootFile(f *file) string {
 		dev := map[string]string{}
 		for _, d := range []string{"typescript", "eslint", "prettier", "jest", "@types/node"} {
 			n := swappedName(u, d)
-			dev[n] = extVersions[n]
+			dev[n] = bumped(extVersions[n], u.bumps[n])
 		}
 		return marshal(pkgJSON{Name: "acme", Version: fmt.Sprintf("1.%d.0", u.version), Private: true, Description: u.desc,
 			Workspaces:      []string{"apps/*", "packages/*"},
@@ -577,7 +614,7 @@ func tsFile(f *file) string {
 		}
 		for _, e := range u.ext {
 			n := swappedName(u, e)
-			deps[n] = extVersions[n]
+			deps[n] = bumped(extVersions[n], u.bumps[n])
 		}
 		p := pkgJSON{Name: "@acme/" + u.name, Version: fmt.Sprintf("0.%d.0", u.version+1), Private: true, Description: u.desc, Main: "src/index.ts",
 			Scripts: map[string]string{"build": "tsc -b", "test": "vitest run", "lint": "eslint src"}, Dependencies: deps}
@@ -663,7 +700,8 @@ func goFile(f *file) string {
 		vers := map[string]string{"github.com/go-chi/chi/v5": "v5.0.12", "github.com/jackc/pgx/v5": "v5.5.5", "google.golang.org/grpc": "v1.63.2", "github.com/sirupsen/logrus": "v1.9.3", "github.com/rs/zerolog": "v1.32.0", "github.com/prometheus/client_golang": "v1.19.0"}
 		for _, e := range u.ext {
 			n := swappedName(u, e)
-			fmt.Fprintf(&b, "\t%s %s\n", n, vers[n])
+			path, version := goMajor(n, vers[n], u.majors[n])
+			fmt.Fprintf(&b, "\t%s %s\n", path, bumped(version, u.bumps[n]))
 		}
 		b.WriteString(")\n")
 		return b.String()
@@ -726,7 +764,7 @@ func pyFile(f *file) string {
 		vers := map[string]string{"celery": ">=5.3", "sqlalchemy": ">=2.0", "pydantic": ">=2.6", "requests": ">=2.31", "httpx": ">=0.27", "redis": ">=5.0"}
 		for _, e := range u.ext {
 			n := swappedName(u, e)
-			fmt.Fprintf(&b, "    \"%s%s\",\n", n, vers[n])
+			fmt.Fprintf(&b, "    \"%s%s\",\n", n, bumped(vers[n], u.bumps[n]))
 		}
 		b.WriteString("]\n\n[project.optional-dependencies]\ndev = [\n    \"pytest>=8.0\",\n]\n\n[build-system]\nrequires = [\"setuptools>=68\"]\nbuild-backend = \"setuptools.build_meta\"\n")
 		return b.String()
@@ -896,6 +934,121 @@ func (g *generator) message(u *unit, adds, mods []*file) string {
 	return msg
 }
 
+// automatedShare is the part of the history that bots and dependency bumps
+// make (goreleaser: 1,182 of its last 3,000 commits).
+const automatedShare = 0.35
+
+// bots commit as GitHub Apps do.
+var (
+	dependabot    = author{"dependabot[bot]", "49699333+dependabot[bot]@users.noreply.github.com", "+0000"}
+	renovate      = author{"renovate[bot]", "29139614+renovate[bot]@users.noreply.github.com", "+0000"}
+	githubActions = author{"github-actions[bot]", "41898282+github-actions[bot]@users.noreply.github.com", "+0000"}
+)
+
+// releaseNotes is what a bump's body quotes: the dependency's changelog,
+// full of the words that mark a decision, none of them the team's.
+func releaseNotes(dep, from, to string) string {
+	return fmt.Sprintf("Bumps [%[1]s](https://github.com/example/%[1]s) from %[2]s to %[3]s.\n<details>\n<summary>Release notes</summary>\n<p><em>Sourced from <a href=\"https://github.com/example/%[1]s/releases\">%[1]s's releases</a>.</em></p>\n<blockquote>\n<h2>%[3]s</h2>\n<h3>BREAKING CHANGES</h3>\n<ul>\n<li>Migrate the configuration: the old loader is deprecated and replaced by the new one, instead of keeping both, because it could not be made safe.</li>\n<li>We decided to switch to ESM since CommonJS is no longer supported.</li>\n</ul>\n</blockquote>\n</details>\n<details>\n<summary>Commits</summary>\n<ul>\n<li>See full diff in <a href=\"https://github.com/example/%[1]s/compare\">compare view</a></li>\n</ul>\n</details>\n<br />\n\nDependabot will resolve any conflicts with this PR as long as you don't alter it yourself.\n", dep, from, to)
+}
+
+// automated makes a bot's commit or a dependency bump, as a third of an
+// active repository's history is: dependabot bumping a manifest's
+// dependency (with its release notes), renovate moving a Go module to its
+// next major version, github-actions regenerating docs, a person bumping
+// a tool. It reports false when no unit is ready for one.
+func (g *generator) automated(i int) (*unit, []*file, author, string, bool) {
+	var ready []*unit
+	for _, u := range g.units {
+		for _, f := range u.added {
+			if f.role == "manifest" && len(u.ext) > 0 {
+				ready = append(ready, u)
+				break
+			}
+		}
+	}
+	if len(ready) == 0 {
+		return nil, nil, author{}, "", false
+	}
+	manifest := func(u *unit) *file {
+		for _, f := range u.added {
+			if f.role == "manifest" {
+				return f
+			}
+		}
+		return nil
+	}
+	r := g.rng.Float64()
+	switch {
+	case r < 0.62: // dependabot
+		u := ready[g.rng.IntN(len(ready))]
+		dep := swappedName(u, u.ext[g.rng.IntN(len(u.ext))])
+		base := extVersions[dep]
+		if u.kind == "go" {
+			base = "v1.0.0"
+		} else if u.kind == "py" {
+			base = ">=1.0"
+		}
+		from := strings.TrimLeft(bumped(base, u.bumps[dep]), "^~>=v")
+		u.bumps[dep]++
+		to := strings.TrimLeft(bumped(base, u.bumps[dep]), "^~>=v")
+		kind := map[string]string{"go": "chore(deps)", "py": "build(deps)"}[u.kind]
+		if kind == "" {
+			kind = "build(deps)"
+		}
+		msg := fmt.Sprintf("%s: bump %s from %s to %s", kind, dep, from, to)
+		if u.dir != "." {
+			msg += " in /" + u.dir
+		}
+		return u, []*file{manifest(u)}, dependabot, msg + fmt.Sprintf(" (#%d)\n\n", 1000+i) + releaseNotes(dep, from, to), true
+	case r < 0.72: // renovate: a Go module's next major version
+		u := g.byDir["services"]
+		if manifest(u) == nil {
+			return g.automated(i)
+		}
+		var mods []string
+		for _, e := range u.ext {
+			if regexp.MustCompile(`/v\d+$`).MatchString(e) {
+				mods = append(mods, e)
+			}
+		}
+		dep := mods[g.rng.IntN(len(mods))]
+		from, _ := goMajor(dep, "", u.majors[dep])
+		u.majors[dep]++
+		to, version := goMajor(dep, "", u.majors[dep])
+		return u, []*file{manifest(u)}, renovate, fmt.Sprintf("fix(deps): update module %s to %s\n\nThis PR contains the following updates: %s → %s. It migrates the module path; the old major version is deprecated and replaced.", from, version, from, to), true
+	case r < 0.9: // github-actions regenerates the docs index
+		u := g.byDir["docs"]
+		var readme *file
+		for _, f := range u.added {
+			if f.role == "readme" {
+				readme = f
+			}
+		}
+		if readme == nil {
+			return g.automated(i)
+		}
+		return u, []*file{readme}, githubActions, "docs: regenerate the index because the pages changed, instead of by hand", true
+	default: // a person bumps a tool of the root
+		u := g.byDir["."]
+		if manifest(u) == nil {
+			return g.automated(i)
+		}
+		dep := g.pick([]string{"typescript", "eslint", "prettier", "@types/node"})
+		from := strings.TrimLeft(bumped(extVersions[dep], u.bumps[dep]), "^")
+		u.bumps[dep]++
+		to := strings.TrimLeft(bumped(extVersions[dep], u.bumps[dep]), "^")
+		return u, []*file{manifest(u)}, g.pickAuthor(), fmt.Sprintf("Bump %s from %s to %s\n\n"+releaseNotes(dep, from, to), dep, from, to), true
+	}
+}
+
+// automatedIf is automated when want is true.
+func (g *generator) automatedIf(want bool, i int) (*unit, []*file, author, string, bool) {
+	if !want {
+		return nil, nil, author{}, "", false
+	}
+	return g.automated(i)
+}
+
 func (g *generator) pickAuthor() author {
 	n := g.rng.IntN(100)
 	for i, w := range authorWeights {
@@ -1021,6 +1174,7 @@ func generate(dir string, commits int, seed uint64, until time.Time, env []strin
 		var u *unit
 		var adds, mods []*file
 		var msg string
+		var bot *author // the author of an automated commit
 		if i == 0 {
 			u, adds = root, take(root, 4)
 			msg = "Initial commit: the Acme platform as npm workspaces"
@@ -1029,6 +1183,9 @@ func generate(dir string, commits int, seed uint64, until time.Time, env []strin
 			u, mods, msg = g.byDir[s.unit], files, s.msg
 			u.swapped[s.from] = true
 			st.Swaps++
+		} else if bu, files, by, m, ok := g.automatedIf(i > 0 && i < deadline && g.rng.Float64() < automatedShare, i); ok {
+			u, mods, msg, bot = bu, files, m, &by
+			st.Automated++
 		} else {
 			t := 1 + g.rng.IntN(6)
 			target := min(total, total*(i+1)/deadline)
@@ -1063,12 +1220,18 @@ func generate(dir string, commits int, seed uint64, until time.Time, env []strin
 			msg = g.message(u, adds, mods)
 		}
 		for _, f := range mods {
+			if bot != nil && f.role == "manifest" {
+				continue // a bump changes a dependency's version, not the package's
+			}
 			f.rev++
 			if f.role == "manifest" {
 				u.version++
 			}
 		}
 		a := g.pickAuthor()
+		if bot != nil {
+			a = *bot
+		}
 		if i > 0 {
 			when = when.Add(gaps[i])
 		}

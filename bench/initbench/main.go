@@ -1,8 +1,11 @@
 // Command initbench measures `kontext init` (the knowledge bootstrap:
 // scan → history → render → hooks) on a generated polyglot monorepo of
-// about 3,200 files and 1,500 commits: npm workspaces (6 apps, 14
+// about 3,200 files and 8,000 commits: npm workspaces (6 apps, 14
 // packages), a Go module, a Python package, ADRs, and a history with
-// Conventional Commits, decision-like messages and dependency swaps.
+// Conventional Commits, decision-like messages, dependency swaps, and a
+// third of bots and dependency bumps (dependabot with release notes,
+// renovate's major versions, github-actions, people's bumps), as an active
+// repository's history is.
 //
 // Cold is the repository as generated, with no kontext state at all (the
 // store, .git/kontext and the installed hooks are removed between runs,
@@ -12,8 +15,8 @@
 // the steps before it, which is what each step adds.
 //
 // The original Rust kontext cannot be built here, so its published figures
-// (1.1 s warm, 3.3 s cold on a repository of this size) are printed beside
-// ours as a reference, not measured in the same run.
+// (1.1 s warm, 3.3 s cold on 3,200 files and 1,500 commits) are printed
+// beside ours as a reference, not measured in the same run.
 package main
 
 import (
@@ -32,17 +35,18 @@ import (
 	"github.com/kontext-dev/kontext/bench/internal/measure"
 )
 
-// The original's published figures and our goal.
+// The original's published figures (on 1,500 commits) and our goal for a
+// cold init of 8,000 commits (issue 10, point 5).
 const (
 	originalCold = 3300 * time.Millisecond
 	originalWarm = 1100 * time.Millisecond
-	goalCold     = 500 * time.Millisecond
+	goalCold     = 1500 * time.Millisecond
 )
 
 func main() {
 	bin := flag.String("kontext", "", "the kontext binary to measure (default: build ./cmd/kontext)")
 	runs := flag.Int("runs", 5, "runs per case")
-	commits := flag.Int("commits", 1500, "commits of the generated repository")
+	commits := flag.Int("commits", 8000, "commits of the generated repository")
 	seed := flag.Uint64("seed", 11, "seed of the generated repository")
 	keep := flag.Bool("keep", false, "keep the temporary directory (the generated repository is in <tmp>/repo)")
 	flag.Parse()
@@ -116,7 +120,7 @@ func run(bin string, runs, commits int, seed uint64, keep bool) error {
 	if b.baseline, err = snapshot(b.repo); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "initbench: %d files, %s commits (%d dependency swaps) in %s\n", nfiles, ncommits, stats.Swaps, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(os.Stderr, "initbench: %d files, %s commits (%d dependency swaps, %d by bots or bumps) in %s\n", nfiles, ncommits, stats.Swaps, stats.Automated, time.Since(start).Round(time.Millisecond))
 
 	// Cold init: the repository as generated each run. The last run leaves
 	// it initialised for the warm runs.
@@ -212,10 +216,13 @@ func run(bin string, runs, commits int, seed uint64, keep bool) error {
 	fmt.Fprintln(os.Stderr, "initbench: steps in sequence measured")
 
 	// The table.
-	fmt.Printf("\nkontext init on a generated monorepo: %d files, %s commits (npm workspaces: 6 apps, 14 packages; a Go module, a Python package, %d ADRs; %d dependency swaps)\n",
-		nfiles, ncommits, len(adrs), stats.Swaps)
+	fmt.Printf("\nkontext init on a generated monorepo: %d files, %s commits (npm workspaces: 6 apps, 14 packages; a Go module, a Python package, %d ADRs; %d dependency swaps; %d commits by bots or dependency bumps)\n",
+		nfiles, ncommits, len(adrs), stats.Swaps, stats.Automated)
 	fmt.Printf("%d runs per row, p50 and min of the wall time; cpu is user+sys p50 (git children included); %d CPUs, %s\n", runs, runtime.NumCPU(), measure.LoadLine())
 	fmt.Printf("cold init wrote %d files (%d module docs); warm init: %s\n", written, len(modules), warmVerdict(rewrote, runs))
+	if hs := cold["history"]; len(hs) > 0 {
+		fmt.Printf("kontext history: %s\n", strings.TrimSpace(strings.SplitN(hs[0].stdout, "\n", 2)[0]))
+	}
 	if rewritten != "" {
 		fmt.Printf("  (%s)\n", rewritten)
 	}
@@ -237,8 +244,8 @@ func run(bin string, runs, commits int, seed uint64, keep bool) error {
 	row("history (after scan)", added["history"])
 	row("render (after history)", added["render"])
 	row("init (after render: hooks, the rest warm)", added["init"])
-	fmt.Printf("\n  %-44s %9s\n", "original kontext, cold (published, not run)", secs(originalCold))
-	fmt.Printf("  %-44s %9s\n", "original kontext, warm (published, not run)", secs(originalWarm))
+	fmt.Printf("\n  %-44s %9s\n", "original kontext, cold (published, 1.5k commits)", secs(originalCold))
+	fmt.Printf("  %-44s %9s\n", "original kontext, warm (published, 1.5k commits)", secs(originalWarm))
 	fmt.Printf("  %-44s %9s\n", "goal, cold", secs(goalCold))
 
 	coldP50, warmP50 := p50(coldInit, wallOf), p50(warmInit, wallOf)

@@ -5,6 +5,7 @@
 package git
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -13,8 +14,11 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/kontext-dev/kontext/internal/fsroot"
 )
 
 // ErrNotRepository is returned by Open outside a git work tree.
@@ -291,4 +295,80 @@ func (r *Repo) Worktrees(ctx context.Context) ([]Worktree, error) {
 		}
 	}
 	return list, nil
+}
+
+// Blobs reads many blobs by id through one `git cat-file --batch` of its
+// own, every id written up front: no round trip per object, as a history
+// that compares hundreds of manifest versions needs. Ids that name no blob
+// are left out of the map; a repeated id is read once.
+func (r *Repo) Blobs(ctx context.Context, ids []string) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	var want []string
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if !isSHA(id) || strings.Trim(id, "0") == "" || seen[id] {
+			continue
+		}
+		seen[id] = true
+		want = append(want, id)
+	}
+	if len(want) == 0 {
+		return out, nil
+	}
+	cmd := command(ctx, r.Dir, nil, "cat-file", "--batch")
+	cmd.Stdin = strings.NewReader(strings.Join(want, "\n") + "\n")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	finish, err := start(ctx, cmd)
+	if err != nil {
+		return nil, err
+	}
+	defer finish()
+	rd := bufio.NewReaderSize(stdout, 256<<10)
+	var readErr error
+	for range want {
+		header, err := rd.ReadString('\n')
+		if err != nil {
+			readErr = fmt.Errorf("git cat-file: %w", err)
+			break
+		}
+		fields := strings.Fields(header)
+		if len(fields) == 2 && fields[1] == "missing" {
+			continue
+		}
+		if len(fields) != 3 {
+			readErr = fmt.Errorf("git cat-file: unexpected header %q", header)
+			break
+		}
+		size, err := strconv.Atoi(fields[2])
+		if err != nil {
+			readErr = fmt.Errorf("git cat-file: bad size in %q", header)
+			break
+		}
+		if int64(size) > MaxObjectBytes {
+			readErr = &fsroot.TooLargeError{Path: fields[0], Size: int64(size), Limit: MaxObjectBytes}
+			break
+		}
+		data := make([]byte, size+1) // the content and its trailing newline
+		if _, err := io.ReadFull(rd, data); err != nil {
+			readErr = fmt.Errorf("git cat-file: %w", err)
+			break
+		}
+		if fields[1] == "blob" {
+			out[fields[0]] = data[:size]
+		}
+	}
+	if readErr != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil, readErr
+	}
+	if err := cmd.Wait(); err != nil {
+		return nil, &Error{Args: []string{"cat-file", "--batch"}, Stderr: stderr.String(), Err: err}
+	}
+	return out, nil
 }

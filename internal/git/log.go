@@ -41,6 +41,10 @@ type FileChange struct {
 	Status byte   // A, M, D, R, C, T
 	Path   string // the path after the commit
 	From   string // the path before a rename or copy
+	// OldBlob and NewBlob are the file's blob ids before and after the
+	// commit (LogOptions.Raw; all zeros for an absent side), so that
+	// contents can be read by id without resolving a path in a tree.
+	OldBlob, NewBlob string
 }
 
 // LogOptions select commits.
@@ -49,9 +53,15 @@ type LogOptions struct {
 	MaxCount int
 	NoMerges bool
 	Files    bool // list the files each commit touched
-	Paths    []string
-	Since    time.Time
-	Reverse  bool
+	// Raw lists the files with their blob ids (FileChange.OldBlob and
+	// NewBlob); it implies Files.
+	Raw bool
+	// Renames detects renames (status R, with From), which Files alone
+	// reports as a deletion and an addition.
+	Renames bool
+	Paths   []string
+	Since   time.Time
+	Reverse bool
 	// FirstParent follows only the first parent of merges.
 	FirstParent bool
 	// Revs, when set, lists exactly these commits (in this order) instead
@@ -116,8 +126,17 @@ func (r *Repo) EachCommit(ctx context.Context, opts LogOptions, f func(Commit) e
 		return nil // no commits yet
 	}
 	args := opts.limitArgs([]string{"log", "-z", "--format=" + logFormat})
-	if opts.Files {
-		args = append(args, "--name-status", "--no-renames")
+	if opts.Files || opts.Raw {
+		if opts.Raw {
+			args = append(args, "--raw", "--no-abbrev")
+		} else {
+			args = append(args, "--name-status")
+		}
+		if opts.Renames {
+			args = append(args, "-M")
+		} else {
+			args = append(args, "--no-renames")
+		}
 	}
 	if opts.Reverse {
 		args = append(args, "--reverse")
@@ -201,7 +220,7 @@ func (r *Repo) EachCommit(ctx context.Context, opts LogOptions, f func(Commit) e
 }
 
 // logParser reads the commits of `git log -z --format=<logFormat>`
-// [--name-status] as they stream in.
+// [--name-status | --raw] as they stream in.
 type logParser struct {
 	rd *bufio.Reader
 	// peek is a token read ahead: the sha that ended the previous
@@ -283,7 +302,9 @@ func (p *logParser) next() (Commit, bool, error) {
 		Subject:     f[4],
 		Body:        strings.TrimSpace(f[5]),
 	}
-	// Then "<status> NUL <path> NUL" pairs until the next commit's sha.
+	// Then the files until the next commit's sha: "<status> NUL <path>
+	// NUL" (--name-status) or ":<modes> <old> <new> <status> NUL <path>
+	// NUL" (--raw), with a second path after a rename's or copy's.
 	for {
 		tok, ok, err := p.token()
 		if err != nil {
@@ -292,16 +313,33 @@ func (p *logParser) next() (Commit, bool, error) {
 		if !ok {
 			return c, true, nil
 		}
-		status := strings.TrimPrefix(tok, "\n")
-		if !isStatus(status) {
+		head := strings.TrimPrefix(tok, "\n")
+		var fc FileChange
+		status := head
+		if strings.HasPrefix(head, ":") {
+			fs := strings.Fields(head[1:])
+			if len(fs) != 5 || !isStatus(fs[4]) {
+				return Commit{}, false, fmt.Errorf("git log: commit %s: unexpected raw line %q", sha, textclip.Ellipsis(head, 200))
+			}
+			fc.OldBlob, fc.NewBlob, status = fs[2], fs[3], fs[4]
+		} else if !isStatus(status) {
 			p.peek, p.peeked = tok, true
 			return c, true, nil
 		}
+		fc.Status = status[0]
 		path, ok, err := p.token()
 		if err != nil || !ok {
 			return Commit{}, false, truncated(sha, err)
 		}
-		c.Files = append(c.Files, FileChange{Status: status[0], Path: path})
+		fc.Path = path
+		if fc.Status == 'R' || fc.Status == 'C' {
+			to, ok, err := p.token()
+			if err != nil || !ok {
+				return Commit{}, false, truncated(sha, err)
+			}
+			fc.From, fc.Path = path, to
+		}
+		c.Files = append(c.Files, fc)
 	}
 }
 

@@ -198,7 +198,9 @@ func TestBootstrapEndToEnd(t *testing.T) {
 	if worker := read(t, repo, ".ai/architecture/modules/worker.md"); !strings.Contains(worker, "Background worker that sends order emails.") {
 		t.Errorf("worker.md lacks the docstring description:\n%s", worker)
 	}
-	if overview := read(t, repo, ".ai/architecture/overview.md"); !strings.Contains(overview, "npm workspaces") || !strings.Contains(overview, "301 commits") {
+	// The history's facts are the ones a commit does not change (issue 10,
+	// point 7): its first commit's date, not a count of commits.
+	if overview := read(t, repo, ".ai/architecture/overview.md"); !strings.Contains(overview, "npm workspaces") || !strings.Contains(overview, "- Since ") || strings.Contains(overview, "301 commits") {
 		t.Errorf("overview facts:\n%s", overview)
 	}
 

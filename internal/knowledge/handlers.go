@@ -323,6 +323,9 @@ func (h *Handlers) CtxLog(ctx context.Context, in *spec.CtxLogInput) (*mcp.ToolR
 		if status == "" {
 			status = "no status"
 		}
+		if e.Status == store.StatusSuperseded && e.StatusNote != "" {
+			status += " in part: " + e.StatusNote // "Partly superseded by 0015"
+		}
 		fmt.Fprintf(&b, "%s  %s  %s  [%s]", date, e.ID, e.Title, status)
 		if len(e.Supersedes) > 0 {
 			fmt.Fprintf(&b, "  supersedes %s", strings.Join(e.Supersedes, ", "))
@@ -346,26 +349,12 @@ func (h *Handlers) CtxLog(ctx context.Context, in *spec.CtxLogInput) (*mcp.ToolR
 	return mcp.TextResult(strings.TrimRight(b.String(), "\n")), nil
 }
 
-// introducingCommits maps each entry's file to the commit that added it, in
-// one pass over the history of the store's directories.
+// introducingCommits maps each entry's file to the commit that added it,
+// renames followed (short shas).
 func introducingCommits(ctx context.Context, o *opened, entries []*store.Entry) map[string]string {
 	out := map[string]string{}
-	args := []string{"log", "--diff-filter=A", "--name-only", "--format=%x1e%h", "--"}
-	args = append(args, o.storeDirs()...)
-	raw, err := o.git.Run(ctx, args...)
-	if err != nil {
-		return out
-	}
-	for _, rec := range strings.Split(string(raw), "\x1e") {
-		lines := strings.Split(strings.TrimSpace(rec), "\n")
-		if len(lines) < 2 {
-			continue
-		}
-		for _, f := range lines[1:] {
-			if f = strings.TrimSpace(f); f != "" {
-				out[f] = lines[0] // the oldest addition wins: log is newest first
-			}
-		}
+	for p, in := range introductions(ctx, o.git, o.storeDirs()) {
+		out[p] = short(in.SHA)
 	}
 	return out
 }

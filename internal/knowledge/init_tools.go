@@ -26,14 +26,15 @@ func (h *Handlers) CtxInit(ctx context.Context, in *spec.CtxInitInput) (*mcp.Too
 	}
 	p := h.pipeline(o)
 	var b strings.Builder
-	if !o.store.Exists() {
-		branch, err := bootstrap.BranchWithStore(ctx, o.git, o.store.Dir())
-		if err != nil {
-			return nil, err
-		}
-		if branch != "" {
-			return mcp.TextResult(fmt.Sprintf("The team's knowledge lives on branch %s (it has %s/), not on this one. kontext does not start a second store here: check out %s, or merge it into this branch, and run ctx_init again.", branch, o.store.Dir(), branch)), nil
-		}
+	branch, err := p.StoreElsewhere(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if branch != "" {
+		return mcp.TextResult(fmt.Sprintf("The team's knowledge lives on branch %s (it has %s/), not on this one. kontext does not start a second store here: check out %s, or merge it into this branch, and run ctx_init again.", branch, o.store.Dir(), branch)), nil
+	}
+	// A store folder without a file in it is not set up yet.
+	if !o.store.Exists() || o.store.Empty() {
 		if !in.Bootstrap {
 			return mcp.TextResult(fmt.Sprintf(`This repository has no knowledge store (%s/) yet.
 

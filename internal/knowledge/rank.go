@@ -14,8 +14,12 @@ import (
 var trailerRE = lazyregexp.New(`(?m)^(Decision|Convention|Learning|Incident): \S+`)
 
 // decisionScore says how much a commit looks like it explains a decision,
-// and why.
+// and why. A bot's commit or a dependency bump explains none, whatever the
+// release notes it quotes say.
 func decisionScore(c git.Commit) (float64, []string) {
+	if why := wording.Automated(c.AuthorName, c.AuthorEmail, c.Subject); why != "" {
+		return 0, []string{why}
+	}
 	msg := c.Subject + "\n" + c.Body
 	score := 0.0
 	var reasons []string

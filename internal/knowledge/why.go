@@ -277,7 +277,7 @@ func commitLine(c git.Commit, reasons []string) string {
 }
 
 func (w *why) commit(ctx context.Context, sha string) (*mcp.ToolResult, error) {
-	cs, err := w.o.git.Log(ctx, git.LogOptions{Rev: sha, MaxCount: 1, Files: true})
+	cs, err := w.o.git.Log(ctx, git.LogOptions{Rev: sha, MaxCount: 1, Files: true, Renames: true})
 	if err != nil || len(cs) != 1 {
 		return nil, fmt.Errorf("cannot read commit %s: %v", sha, err)
 	}
@@ -287,13 +287,19 @@ func (w *why) commit(ctx context.Context, sha string) (*mcp.ToolResult, error) {
 	if c.Body != "" {
 		b.WriteString("\n" + clip(c.Body, 2000, w.v.call("ctx_read", "uri", "git:"+short(c.SHA))) + "\n")
 	}
-	if _, reasons := decisionScore(c); len(reasons) > 0 {
+	if score, reasons := decisionScore(c); score > 0 && len(reasons) > 0 {
 		b.WriteString("\nDecision signals: " + strings.Join(reasons, ", ") + "\n")
+	} else if score == 0 && len(reasons) == 1 {
+		b.WriteString("\nAutomated (" + reasons[0] + "): not read as a decision.\n")
 	}
 	var files, leftOut []string
 	for _, f := range c.Files {
-		if secrets.IsSecretFile(f.Path) {
+		if secrets.IsSecretFile(f.Path) || (f.From != "" && secrets.IsSecretFile(f.From)) {
 			leftOut = append(leftOut, f.Path)
+			continue
+		}
+		if f.From != "" {
+			files = append(files, string(f.Status)+" "+f.From+" → "+f.Path)
 			continue
 		}
 		files = append(files, string(f.Status)+" "+f.Path)
@@ -312,6 +318,30 @@ func (w *why) commit(ctx context.Context, sha string) (*mcp.ToolResult, error) {
 	entries, _ := w.o.entries()
 	var related []*store.Entry
 	seen := map[string]bool{}
+	// The knowledge this commit introduced, or only moved: renames are
+	// followed, so a folder rename is not where an ADR came from.
+	if len(entries) > 0 {
+		intro := introductions(ctx, w.o.git, w.o.storeDirs())
+		var added, moved []string
+		for _, e := range entries {
+			in, ok := intro[e.Path]
+			switch {
+			case !ok:
+			case in.SHA == c.SHA:
+				added = append(added, fmt.Sprintf("- kx:%s %s", e.ID, e.Title))
+				seen[e.ID] = true
+				related = append(related, e)
+			case in.MovedIn == c.SHA:
+				moved = append(moved, fmt.Sprintf("- kx:%s %s: moved from %s; introduced in git:%s", e.ID, e.Title, in.From, short(in.SHA)))
+			}
+		}
+		if len(added) > 0 {
+			b.WriteString("\n## Knowledge it introduced\n" + strings.Join(added, "\n") + "\n")
+		}
+		if len(moved) > 0 {
+			b.WriteString("\n## Knowledge it only moved\n" + strings.Join(moved, "\n") + "\n")
+		}
+	}
 	for _, e := range entries {
 		for _, cm := range e.Commits {
 			if strings.HasPrefix(c.SHA, cm) && len(cm) >= 7 && !seen[e.ID] {

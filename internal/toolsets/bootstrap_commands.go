@@ -31,14 +31,12 @@ func bootstrapCommands() []*cli.Command {
 			Usage: "set up the team's knowledge store: scan, history, render, then install the git hooks",
 			Flags: []cli.Flag{rootFlag, &cli.BoolFlag{Name: "no-hooks", Usage: "do not install the git hooks"}},
 			Action: pipelineAction(func(ctx context.Context, c *cli.Context, p *bootstrap.Pipeline) error {
-				if !p.Store.Exists() {
-					branch, err := bootstrap.BranchWithStore(ctx, p.Git, p.Store.Dir())
-					if err != nil {
-						return err
-					}
-					if branch != "" {
-						return cli.Exit(fmt.Sprintf("the team's knowledge lives on branch %s (it has %s/): check it out or merge it instead of starting a second store", branch, p.Store.Dir()), 1)
-					}
+				branch, err := p.StoreElsewhere(ctx)
+				if err != nil {
+					return err
+				}
+				if branch != "" {
+					return cli.Exit(fmt.Sprintf("the team's knowledge lives on branch %s (it has %s/): check it out or merge it instead of starting a second store", branch, p.Store.Dir()), 1)
 				}
 				written, err := p.Bootstrap(ctx)
 				if err != nil {
@@ -89,7 +87,7 @@ func bootstrapCommands() []*cli.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(c.App.Writer, "%d commits; %d decision clusters\n", h.Commits, len(h.Clusters))
+				fmt.Fprintf(c.App.Writer, "%d commits (%d by bots or dependency bumps, not scored); %d decision clusters\n", h.Commits, h.Automated, len(h.Clusters))
 				for _, cl := range h.Clusters {
 					fmt.Fprintf(c.App.Writer, "  dec:%-30s %2d commits  score %.0f\n", cl.Area, len(cl.Commits), cl.Score)
 				}

@@ -60,7 +60,7 @@ func (p *Pipeline) report(step string, n, of int, detail string, start time.Time
 // analysis fresh and cached).
 func (p *Pipeline) Scan(ctx context.Context) (*Scan, error) {
 	start := time.Now()
-	s, err := ScanRepository(ctx, p.Engine, p.Root, p.Store.Dir())
+	s, err := ScanRepository(ctx, p.Engine, p.Root, p.storeDirs())
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +79,7 @@ func (p *Pipeline) History(ctx context.Context, s *Scan) (*History, error) {
 		p.report("history", 2, 3, fmt.Sprintf("%d commits, %d decision clusters (cached)", h.Commits, len(h.Clusters)), start)
 		return h, nil
 	}
-	h, err := ReadHistory(ctx, p.Git, s, p.Config)
+	h, err := ReadHistory(ctx, p.Git, s, p.Config, p.Cache.Founded())
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +144,7 @@ func (p *Pipeline) Bootstrap(ctx context.Context) ([]string, error) {
 
 // inputs are what tasks are computed from.
 func (p *Pipeline) inputs(ctx context.Context) (*Scan, *History, error) {
-	s, err := ScanRepository(ctx, p.Engine, p.Root, p.Store.Dir())
+	s, err := ScanRepository(ctx, p.Engine, p.Root, p.storeDirs())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -155,12 +155,24 @@ func (p *Pipeline) inputs(ctx context.Context) (*Scan, *History, error) {
 	if h, ok := p.Cache.LoadHistory(head); ok {
 		return s, h, nil
 	}
-	h, err := ReadHistory(ctx, p.Git, s, p.Config)
+	h, err := ReadHistory(ctx, p.Git, s, p.Config, p.Cache.Founded())
 	if err != nil {
 		return nil, nil, err
 	}
 	_ = p.Cache.SaveHistory(h)
 	return s, h, nil
+}
+
+// storeDirs are the store's directory and the configured homes of its
+// kinds (an ADR directory).
+func (p *Pipeline) storeDirs() []string {
+	dirs := []string{p.Store.Dir()}
+	for _, k := range p.Config.Kinds() {
+		if k.Configured {
+			dirs = append(dirs, k.Path)
+		}
+	}
+	return dirs
 }
 
 func joinOr(list []string, none string) string {

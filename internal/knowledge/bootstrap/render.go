@@ -175,9 +175,10 @@ func replaceFacts(cur, doc string) (string, bool) {
 	return cur[:ci] + doc[di:dj] + cur[cj:], true
 }
 
-// TopModules are the modules that get a doc: applications and services
-// first, then declared packages, then by how much depends on them, their
-// size and churn. The root is covered by the overview.
+// TopModules are the modules that get a doc, most important first in the
+// repo engine's one ranking of modules (analyze.RankModules): the modules
+// most depended upon, then those depending on most, then the biggest. The
+// root is covered by the overview.
 func TopModules(scan *Scan, max int) []Module {
 	var list []Module
 	for _, m := range scan.Modules {
@@ -185,29 +186,9 @@ func TopModules(scan *Scan, max int) []Module {
 			list = append(list, m)
 		}
 	}
-	weight := func(m Module) int {
-		w := 0
-		switch m.Role {
-		case "application", "controller", "api-routes", "worker", "cli", "service":
-			w += 2000
-		}
-		top := strings.SplitN(m.ID, "/", 2)[0]
-		if top == "apps" || top == "services" || top == "cmd" {
-			w += 2000
-		}
-		if m.Declared {
-			w += 1000
-		}
-		w += 20*len(m.UsedBy) + m.Files + 2*m.Changes
-		if m.HasDocs {
-			w += 10
-		}
-		return w
-	}
 	sort.SliceStable(list, func(i, j int) bool {
-		wi, wj := weight(list[i]), weight(list[j])
-		if wi != wj {
-			return wi > wj
+		if list[i].Rank != list[j].Rank {
+			return list[i].Rank < list[j].Rank
 		}
 		return list[i].ID < list[j].ID
 	})
@@ -216,6 +197,14 @@ func TopModules(scan *Scan, max int) []Module {
 	}
 	return list
 }
+
+// overviewModules is how many modules the overview's table lists; the
+// rest are counted. The overview stays short enough to read whole, and
+// within store.max_body_lines with a purpose written into it.
+const overviewModules = 20
+
+// commandsPerCategory bounds each line of "How to work".
+const commandsPerCategory = 6
 
 func overviewDoc(scan *Scan, hist *History, storeDir string) string {
 	var b strings.Builder
@@ -229,6 +218,10 @@ func overviewDoc(scan *Scan, hist *History, storeDir string) string {
 	return b.String()
 }
 
+// overviewFacts are the overview's generated facts. They change only when
+// the repository does in what they say: nothing counts commits, dates
+// the last one or depends on the store's own files, so committing the
+// store, or any change that leaves these facts alone, rewrites nothing.
 func overviewFacts(scan *Scan, hist *History) string {
 	var b strings.Builder
 	b.WriteString(factsStart + "\n## Facts\n\n")
@@ -250,10 +243,10 @@ func overviewFacts(scan *Scan, hist *History) string {
 	}
 	fmt.Fprintf(&b, "- Files: %d\n", scan.Files)
 	if len(scan.AgentFiles) > 0 {
-		fmt.Fprintf(&b, "- Rules for agents: %s\n", strings.Join(scan.AgentFiles, ", "))
+		fmt.Fprintf(&b, "- Rules for agents: %s\n", codeList(scan.AgentFiles, 8))
 	}
 	if len(scan.ADRDirs) > 0 {
-		fmt.Fprintf(&b, "- ADRs: %s (%d)\n", scan.ADRDirs[0].Path, scan.ADRDirs[0].Count)
+		fmt.Fprintf(&b, "- ADRs: %s (the home of decisions)\n", scan.ADRDirs[0].Path)
 	}
 	if len(scan.EnvVars) > 0 {
 		var names []string
@@ -264,12 +257,15 @@ func overviewFacts(scan *Scan, hist *History) string {
 				names = append(names, e.Name)
 			}
 		}
-		fmt.Fprintf(&b, "- Environment: %s\n", strings.Join(names, ", "))
+		fmt.Fprintf(&b, "- Environment: %s\n", strings.Join(limit(names, 20), ", "))
 	}
 	if mods := TopModules(scan, 0); len(mods) > 0 {
 		b.WriteString("\n### Modules\n\n| Module | Kind | Files | Description |\n|---|---|---|---|\n")
-		sort.Slice(mods, func(i, j int) bool { return mods[i].ID < mods[j].ID })
-		for _, m := range mods {
+		for i, m := range mods {
+			if i == overviewModules {
+				fmt.Fprintf(&b, "\n%s more (kontext scan lists every module).\n", plural(len(mods)-i, "module", "modules"))
+				break
+			}
 			kind := "inferred"
 			if m.Declared {
 				kind = "declared"
@@ -280,33 +276,81 @@ func overviewFacts(scan *Scan, hist *History) string {
 			fmt.Fprintf(&b, "| %s | %s | %d | %s |\n", cell(m.ID), kind, m.Files, cell(oneLine(m.Description, 120)))
 		}
 	}
-	if len(scan.Commands) > 0 {
-		b.WriteString("\n### How to work\n\n")
-		byTool := map[string][]string{}
-		var tools []string
-		for _, c := range scan.Commands {
-			if byTool[c.Tool] == nil {
-				tools = append(tools, c.Tool)
-			}
-			byTool[c.Tool] = append(byTool[c.Tool], "`"+c.Name+"`")
-		}
-		for _, t := range tools {
-			fmt.Fprintf(&b, "- %s: %s\n", t, strings.Join(byTool[t], ", "))
-		}
+	if work := howToWork(scan, hist); work != "" {
+		b.WriteString("\n### How to work\n\n" + work)
 	}
 	if hist != nil && hist.Commits > 0 {
-		b.WriteString("\n### History\n\n")
-		fmt.Fprintf(&b, "- %s from %s to %s by %s", plural(hist.Commits, "commit", "commits"), hist.First, hist.Last, plural(hist.Contributors, "contributor", "contributors"))
-		if hist.Conventional*2 >= hist.Commits {
-			fmt.Fprintf(&b, "; %d%% follow Conventional Commits", hist.Conventional*100/hist.Commits)
+		var lines []string
+		if hist.Founded != "" {
+			lines = append(lines, "- Since "+hist.Founded+" (the first commit)")
 		}
-		b.WriteString("\n")
-		if len(hist.Clusters) > 0 {
-			fmt.Fprintf(&b, "- %s of decision-shaped commits to review (ctx_init)\n", plural(len(hist.Clusters), "cluster", "clusters"))
+		if len(hist.Bots) > 0 {
+			lines = append(lines, "- Automated commits: "+strings.Join(hist.Bots, ", ")+" (with the dependency bumps, not read as decisions)")
+		}
+		if len(lines) > 0 {
+			b.WriteString("\n### History\n\n" + strings.Join(lines, "\n") + "\n")
 		}
 	}
 	b.WriteString(factsEnd + "\n")
 	return b.String()
+}
+
+// howToWork lists the commands to build, test, lint, format and run the
+// repository, then the other targets and scripts, and how commits are
+// written.
+func howToWork(scan *Scan, hist *History) string {
+	byCat := map[string][]string{}
+	other := map[string][]string{}
+	var tools []string
+	seen := map[string]bool{}
+	for _, c := range scan.Commands {
+		if seen[c.Run] {
+			continue
+		}
+		seen[c.Run] = true
+		if c.Category != "" {
+			byCat[c.Category] = append(byCat[c.Category], "`"+c.Run+"`")
+			continue
+		}
+		if strings.Contains(c.Tool, ".") {
+			continue // a guide's commands come in only when they have a category
+		}
+		if other[c.Tool] == nil {
+			tools = append(tools, c.Tool)
+		}
+		other[c.Tool] = append(other[c.Tool], "`"+c.Name+"`")
+	}
+	var b strings.Builder
+	for _, cat := range categoryOrder {
+		if list := byCat[cat]; len(list) > 0 {
+			fmt.Fprintf(&b, "- %s: %s\n", strings.ToUpper(cat[:1])+cat[1:], strings.Join(limit(list, commandsPerCategory), ", "))
+		}
+	}
+	for _, t := range tools {
+		fmt.Fprintf(&b, "- Other %s: %s\n", toolNoun(t), strings.Join(limit(other[t], 2*commandsPerCategory), ", "))
+	}
+	for _, c := range scan.Commands {
+		if strings.Contains(c.Tool, ".") {
+			fmt.Fprintf(&b, "- Contributing guide: %s\n", c.Tool)
+			break
+		}
+	}
+	if hist != nil && hist.ConventionalCommits() {
+		b.WriteString("- Commit messages: Conventional Commits (`type(scope): subject`)\n")
+	}
+	return b.String()
+}
+
+func toolNoun(tool string) string {
+	switch tool {
+	case "make":
+		return "make targets"
+	case "task":
+		return "tasks (task)"
+	case "just":
+		return "recipes (just)"
+	}
+	return tool + " scripts"
 }
 
 func moduleDoc(scan *Scan, m Module) string {
@@ -336,7 +380,9 @@ func moduleFacts(scan *Scan, m Module) string {
 	if lang == "" {
 		lang = "mixed"
 	}
-	fmt.Fprintf(&b, "- Size: %d files, %d lines (%s)\n", m.Files, m.Lines, lang)
+	// Files, not lines: a doc's facts change when the module's shape does,
+	// not with every edit.
+	fmt.Fprintf(&b, "- Size: %s (%s)\n", plural(m.Files, "file", "files"), lang)
 	if m.Role != "" {
 		fmt.Fprintf(&b, "- Role (heuristic): %s\n", m.Role)
 	}
@@ -403,7 +449,6 @@ func quote(s string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
 }
 
-// yamlScalar writes a value that YAML reads back as the same string.
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one

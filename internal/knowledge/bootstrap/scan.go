@@ -75,7 +75,9 @@ type Module struct {
 	Areas       []Area   `json:"areas,omitempty"`
 	KeyFiles    []string `json:"keyFiles,omitempty"` // what to read first
 	HasDocs     bool     `json:"hasDocs,omitempty"`
-	Changes     int      `json:"changes,omitempty"`
+	// Rank is the module's place in the engine's ranking of importance
+	// (analyze.RankModules), 0 first.
+	Rank int `json:"rank"`
 	// Fingerprint changes when the module's shape does (files added or
 	// removed, exported symbols, dependencies), not on every edit; a doc
 	// deepened at another fingerprint gets a refresh task.
@@ -101,27 +103,45 @@ type EnvVar struct {
 	File string `json:"file"`
 }
 
-// Command is a way to work with the repository (an npm script, a make target).
+// Command is a way to work with the repository: a make target, a task of
+// Taskfile.yml, a just recipe, a package.json script, a command the
+// contributing guide gives.
 type Command struct {
-	Tool string `json:"tool"`
-	Name string `json:"name"`
+	Tool     string `json:"tool"`     // make, task, just, npm, pnpm, yarn, bun, or the guide's file
+	Name     string `json:"name"`     // the target, task, recipe or script
+	Run      string `json:"run"`      // how to run it: "make test", "npm run lint"
+	Category string `json:"category"` // build, test, lint, format, run, or "" for others
 }
 
 // areaThreshold is the size from which a module's parts are listed.
 const areaThreshold = 150
 
 // ScanRepository reads the repository through the repo engine: one core,
-// two surfaces.
-func ScanRepository(ctx context.Context, engine *repo.Engine, root *fsroot.Root, storeDir string) (*Scan, error) {
+// two surfaces. storeDirs are the store's directories (its own and the
+// configured homes of kinds, such as an ADR directory): what the store
+// describes leaves them out, so that committing its own output changes
+// none of its facts.
+func ScanRepository(ctx context.Context, engine *repo.Engine, root *fsroot.Root, storeDirs []string) (*Scan, error) {
 	snap, err := engine.Snapshot(ctx, root.Dir())
 	if err != nil {
 		return nil, err
 	}
 	g := snap.Graph
-	s := &Scan{Version: ScanVersion, Head: g.Head, Project: g.Summary.Name}
-	// The store's own files are not part of what the store describes: a
-	// second run must see the same repository as the first.
-	s.Files, s.Languages = sourceStats(g, storeDir)
+	s := &Scan{Version: ScanVersion, Head: g.Head, Project: ShortName(g.Summary.Name)}
+	s.ADRDirs = store.DetectADRDirs(root)
+	exclude := slices.Clone(storeDirs)
+	for _, d := range s.ADRDirs {
+		exclude = append(exclude, d.Path)
+	}
+	inStore := func(p string) bool {
+		for _, d := range exclude {
+			if p == d || strings.HasPrefix(p, d+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	s.Files, s.Languages = sourceStats(g, inStore)
 	if s.Project == "" || s.Project == "." {
 		s.Project = path.Base(root.Dir())
 	}
@@ -133,8 +153,7 @@ func ScanRepository(ctx context.Context, engine *repo.Engine, root *fsroot.Root,
 	}
 	s.Tooling = tooling(g)
 	s.Stack = stack(g)
-	s.Modules = modules(g)
-	s.ADRDirs = store.DetectADRDirs(root)
+	s.Modules = modules(g, inStore)
 	s.AgentFiles = agentFiles(g)
 	s.EnvVars = envVars(root, g)
 	s.Commands = commands(root, g)
@@ -148,13 +167,26 @@ func ScanRepository(ctx context.Context, engine *repo.Engine, root *fsroot.Root,
 	return s, nil
 }
 
+// ShortName is what a project is called: the last element of a module
+// path without its major version ("github.com/acme/shipit/v2" → "shipit"),
+// a package name without its npm scope ("@acme/shop" → "shop"), a Maven
+// artifact without its group.
+func ShortName(name string) string {
+	n := strings.TrimSpace(name)
+	n = goMajorRE.ReplaceAllString(strings.TrimRight(n, "/"), "")
+	if i := strings.LastIndexAny(n, "/:"); i >= 0 && i < len(n)-1 {
+		n = n[i+1:]
+	}
+	return strings.TrimPrefix(n, "@")
+}
+
 // sourceStats counts the files outside the store and the programming
 // languages among them (data and prose formats are not a stack).
-func sourceStats(g *model.Graph, storeDir string) (int, []model.LanguageStat) {
+func sourceStats(g *model.Graph, inStore func(string) bool) (int, []model.LanguageStat) {
 	files := 0
 	byLang := map[string]*model.LanguageStat{}
 	for _, f := range g.Files {
-		if f.Path == storeDir || strings.HasPrefix(f.Path, storeDir+"/") {
+		if inStore(f.Path) {
 			continue
 		}
 		files++
@@ -261,12 +293,14 @@ func stack(g *model.Graph) []string {
 }
 
 // modules turns the engine's modules into the bootstrap's, with the facts
-// their docs show.
-func modules(g *model.Graph) []Module {
+// their docs show. Tests are not what a module offers or needs: their
+// functions are no exports and their imports (testify, say) no
+// dependencies; the store's files are not counted.
+func modules(g *model.Graph, inStore func(string) bool) []Module {
 	filesOf := map[string][]*model.File{}
 	for i := range g.Files {
 		f := &g.Files[i]
-		if f.Module != "" {
+		if f.Module != "" && !inStore(f.Path) {
 			filesOf[f.Module] = append(filesOf[f.Module], f)
 		}
 	}
@@ -281,16 +315,29 @@ func modules(g *model.Graph) []Module {
 		}
 		edges[d.From] = append(edges[d.From], Edge{To: d.To, Kind: string(d.Kind), Via: via})
 	}
-	changes := map[string]int{}
+	declared := map[string][]string{} // manifest → the runtime dependencies it declares
+	for _, mf := range g.Manifests {
+		if mf.Ecosystem == "go" {
+			continue // go.mod lists every package's needs, tests' included; imports tell them apart
+		}
+		for _, d := range mf.Dependencies {
+			if !d.Dev && d.Path == "" {
+				declared[mf.Path] = append(declared[mf.Path], d.Name)
+			}
+		}
+	}
+	rank := map[string]int{}
+	for i, m := range analyze.RankModules(g) {
+		rank[m.ID] = i
+	}
 	var out []Module
 	for _, m := range g.Modules {
-		if m.Git != nil {
-			changes[m.ID] = m.Git.Changes
-		}
+		files := filesOf[m.ID]
+		sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 		bm := Module{
 			ID: m.ID, Name: m.Name, Basis: string(m.Basis), Language: m.Language, Manifest: m.Manifest,
-			Files: m.Files, Lines: m.Lines, Description: m.Description, EntryPoints: m.EntryPoints,
-			UsedBy: m.UsedBy, External: m.External, Changes: changes[m.ID],
+			Files: len(files), Description: m.Description, EntryPoints: m.EntryPoints,
+			UsedBy: m.UsedBy, Rank: rank[m.ID],
 			Declared: m.Basis == model.BasisManifest || m.Basis == model.BasisWorkspacePackage,
 		}
 		if bm.Name == "" {
@@ -300,18 +347,30 @@ func modules(g *model.Graph) []Module {
 			bm.Role = top.Role
 		}
 		bm.DependsOn = edges[m.ID]
-		files := filesOf[m.ID]
-		sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 		var symbols []string
+		external := map[string]bool{}
+		for _, d := range declared[m.Manifest] {
+			external[d] = true
+		}
 		areaFiles := map[string]int{}
 		for _, f := range files {
-			for _, sym := range f.Symbols {
-				symbols = append(symbols, sym.Name)
-			}
+			bm.Lines += f.Lines
 			if f.Kind == model.FileDocs {
 				bm.HasDocs = true
 			}
-			if m.Files >= areaThreshold {
+			if f.Kind != model.FileTest {
+				for _, sym := range f.Symbols {
+					if !isTestFunction(f, sym.Name) {
+						symbols = append(symbols, sym.Name)
+					}
+				}
+				for _, imp := range f.Imports {
+					if imp.Kind == model.ImportExternal && imp.Target != "" {
+						external[imp.Target] = true
+					}
+				}
+			}
+			if len(files) >= areaThreshold {
 				if a := areaOf(m.ID, f.Path); a != "" {
 					areaFiles[a]++
 				}
@@ -322,6 +381,7 @@ func modules(g *model.Graph) []Module {
 		if len(bm.Symbols) > 40 {
 			bm.Symbols = bm.Symbols[:40]
 		}
+		bm.External = sortedKeys(external)
 		for _, a := range sortedKeys(areaFiles) {
 			bm.Areas = append(bm.Areas, Area{Path: a, Files: areaFiles[a]})
 		}
@@ -331,6 +391,14 @@ func modules(g *model.Graph) []Module {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
+}
+
+var goTestFuncRE = lazyregexp.New(`^(Test|Benchmark|Fuzz|Example)([A-Z_0-9]|$)`)
+
+// isTestFunction reports whether a symbol is a test of Go's testing
+// package (TestX, BenchmarkX, FuzzX, ExampleX), wherever it is declared.
+func isTestFunction(f *model.File, name string) bool {
+	return f.Language == "Go" && goTestFuncRE.MatchString(name)
 }
 
 // areaOf is the part of a large module a file belongs to: the directory one
@@ -443,30 +511,6 @@ func envVars(root *fsroot.Root, g *model.Graph) []EnvVar {
 		for sc.Scan() {
 			if m := envNameRE.FindStringSubmatch(sc.Text()); m != nil {
 				out = append(out, EnvVar{Name: m[1], File: f.Path})
-			}
-		}
-	}
-	return out
-}
-
-var makeTargetRE = lazyregexp.New(`(?m)^([a-zA-Z][a-zA-Z0-9_.-]*):(?:[^=]|$)`)
-
-// commands lists how people work with the repository: the root manifest's
-// scripts and the Makefile's targets.
-func commands(root *fsroot.Root, g *model.Graph) []Command {
-	var out []Command
-	for _, m := range g.Manifests {
-		if path.Dir(m.Path) != "." {
-			continue
-		}
-		for _, s := range m.Scripts {
-			out = append(out, Command{Tool: m.Ecosystem, Name: s})
-		}
-	}
-	if data, err := root.ReadFile("Makefile"); err == nil {
-		for _, m := range makeTargetRE.FindAllStringSubmatch(string(data), -1) {
-			if m[1] != ".PHONY" {
-				out = append(out, Command{Tool: "make", Name: m[1]})
 			}
 		}
 	}

@@ -38,7 +38,7 @@ func TestHistoryLeavesSecretFilesOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer repo.Close()
-	h, err := ReadHistory(context.Background(), repo, &Scan{}, config.Defaults())
+	h, err := ReadHistory(context.Background(), repo, &Scan{}, config.Defaults(), "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,6 +35,16 @@ func (c Cache) LoadHistory(head string) (*History, bool) {
 	return &h, true
 }
 
+// Founded is the date of the first commit an earlier history read, whatever
+// its HEAD: a root commit does not change as history grows.
+func (c Cache) Founded() string {
+	var h struct {
+		Founded string `json:"founded"`
+	}
+	readJSON(c.historyPath(), &h)
+	return h.Founded
+}
+
 // SaveHistory keeps a history.
 func (c Cache) SaveHistory(h *History) error { return writeJSON(c.historyPath(), h) }
 
@@ -91,6 +101,16 @@ func (d *Done) Unskip(task string) error {
 	}
 	delete(d.Tasks, task)
 	return writeJSON(d.path, d)
+}
+
+// StoreElsewhere returns the branch the team's knowledge lives on when
+// this work tree has none of it: no store, or only the empty kind folders
+// a checkout leaves behind. "" means the store is here, or nowhere.
+func (p *Pipeline) StoreElsewhere(ctx context.Context) (string, error) {
+	if p.Store.Exists() && !p.Store.Empty() {
+		return "", nil
+	}
+	return BranchWithStore(ctx, p.Git, p.Store.Dir())
 }
 
 // BranchWithStore returns another branch (local or remote-tracking) whose

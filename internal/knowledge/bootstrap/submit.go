@@ -395,7 +395,7 @@ func (p *Pipeline) clusterDate(ctx context.Context, area string) string {
 }
 
 func (p *Pipeline) module(ctx context.Context, id string) (Module, bool) {
-	s, err := ScanRepository(ctx, p.Engine, p.Root, p.Store.Dir())
+	s, err := ScanRepository(ctx, p.Engine, p.Root, p.storeDirs())
 	if err != nil {
 		return Module{}, false
 	}

@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
+	"github.com/kontext-dev/kontext/internal/lazyregexp"
 	"github.com/kontext-dev/kontext/internal/secrets"
 	"github.com/kontext-dev/kontext/internal/textclip"
 )
@@ -98,7 +101,7 @@ func (p *Pipeline) Tasks(ctx context.Context) ([]Task, Progress, error) {
 			prog.Done++
 			continue
 		}
-		decisions = append(decisions, decisionTask(c, id))
+		decisions = append(decisions, p.decisionTask(c, id, entries))
 	}
 	tasks := append(append(append(first, decisions...), rest...), refresh...)
 	prog.Pending = len(tasks)
@@ -181,24 +184,166 @@ func (p *Pipeline) moduleTask(s *Scan, m Module, id string, refresh bool) Task {
 	return t
 }
 
-func decisionTask(c Cluster, id string) Task {
+func (p *Pipeline) decisionTask(c Cluster, id string, entries []*store.Entry) Task {
 	t := Task{
 		ID:      id,
 		Title:   "Find the decisions in the history of " + c.Module,
 		Why:     "These commits read like decisions (their wording, dependency swaps, breaking changes); the store does not record them yet.",
 		Commits: c.Commits,
 	}
+	switch {
+	case c.Scope != "":
+		t.Title = "Find the decisions in the commits scoped " + c.Scope
+	case c.Module == ".":
+		t.Title = "Find the decisions in the history of the repository's root"
+	}
 	seen := map[string]bool{}
 	for _, cm := range c.Commits {
 		for _, f := range cm.Files {
-			if !seen[f] && len(t.Read) < 8 {
+			// The history names files as they are at HEAD; the work tree
+			// may have moved on since.
+			if !seen[f] && len(t.Read) < 8 && p.exists(f) {
 				seen[f] = true
 				t.Read = append(t.Read, f)
 			}
 		}
 	}
+	covers := coverage(c, entries)
+	covered := map[string]bool{}
+	for _, cv := range covers {
+		t.Known = append(t.Known, cv.String(len(c.Commits)))
+		for _, sha := range cv.commits {
+			covered[sha] = true
+		}
+	}
+	switch {
+	case len(covers) > 0 && len(covered) == len(c.Commits):
+		t.Why = "These commits read like decisions, and the decisions above already record every one of them: skip this task unless they leave something out."
+	case len(covers) > 0:
+		t.Why = "These commits read like decisions (their wording, dependency swaps, breaking changes); the decisions above record some of them: write only what they leave out."
+	}
 	t.Submit = fmt.Sprintf(`ctx_init_submit {"task_id": %q, "decisions": [{"title": "<the decision as a statement>", "decision": "<what was decided>", "context": "<why>", "consequences": "<what follows>", "paths": "<globs it governs>", "commits": "<shas>", "date": "YYYY-MM-DD"}]} — at most three, only what still holds and matters; or "skip": true with a "reason"`, id)
 	return t
+}
+
+// covered is a recorded decision that covers commits of a cluster.
+type covered struct {
+	entry   *store.Entry
+	commits []string // the shas it covers
+	how     []string // how it was told, one per way
+}
+
+func (cv covered) String(of int) string {
+	title := cv.entry.Title
+	status := cv.entry.Status
+	if status == "" {
+		status = "no status"
+	}
+	return fmt.Sprintf("Recorded already: kx:%s %q [%s] covers %d of these %d commits (%s)", cv.entry.ID, title, status, len(cv.commits), of, strings.Join(cv.how, "; "))
+}
+
+// coverage finds the decisions of the store that already record a
+// cluster's commits: one that names the commit, one the commit wrote, one
+// the commit cites by number or id, one that names the dependency a swap
+// brought in.
+func coverage(c Cluster, entries []*store.Entry) []covered {
+	var out []covered
+	for _, e := range entries {
+		if e.Kind != store.KindDecision {
+			continue
+		}
+		cv := covered{entry: e}
+		ways := map[string][]string{}
+		for _, cm := range c.Commits {
+			var why string
+			switch {
+			case namesCommit(e, cm.SHA):
+				why = "names"
+			case slices.Contains(cm.Files, e.Path):
+				why = "written by"
+			case citesEntry(cm, e):
+				why = "cited by"
+			default:
+				for _, dep := range cm.Added {
+					if mentions(e.Title+"\n"+e.Body, dep) {
+						why = "records the swap to " + dep + " in"
+						break
+					}
+				}
+			}
+			if why != "" {
+				cv.commits = append(cv.commits, cm.SHA)
+				ways[why] = append(ways[why], short(cm.SHA))
+			}
+		}
+		if len(cv.commits) == 0 {
+			continue
+		}
+		for _, why := range sortedKeys(ways) {
+			cv.how = append(cv.how, why+" "+strings.Join(ways[why], ", "))
+		}
+		out = append(out, cv)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i].commits) > len(out[j].commits) })
+	return out
+}
+
+func namesCommit(e *store.Entry, sha string) bool {
+	for _, c := range e.Commits {
+		if len(c) >= 7 && strings.HasPrefix(sha, strings.ToLower(c)) {
+			return true
+		}
+	}
+	return false
+}
+
+// citesEntry reports whether a commit message names an ADR: its id, or
+// "ADR 12" / "ADR-0012" for a numbered one.
+func citesEntry(c Candidate, e *store.Entry) bool {
+	msg := c.Subject + "\n" + c.Body
+	if len(e.ID) >= 6 && strings.Contains(msg, e.ID) {
+		return true
+	}
+	n, ok := e.Number()
+	if !ok {
+		return false
+	}
+	for _, m := range adrCiteRE.FindAllStringSubmatch(msg, -1) {
+		if atoi(m[1]) == n {
+			return true
+		}
+	}
+	return false
+}
+
+var adrCiteRE = lazyregexp.New(`(?i)\badr[\s#:_-]*0*(\d{1,5})\b`)
+
+// mentions reports whether text names a dependency as a word.
+func mentions(text, dep string) bool {
+	text, dep = strings.ToLower(text), strings.ToLower(dep)
+	for i := 0; ; {
+		j := strings.Index(text[i:], dep)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(dep)
+		if (start == 0 || !isWordByte(text[start-1])) && (end == len(text) || !isWordByte(text[end])) {
+			return true
+		}
+		i = start + 1
+	}
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z'
+}
+
+func atoi(s string) int {
+	n := 0
+	for _, c := range s {
+		n = n*10 + int(c-'0')
+	}
+	return n
 }
 
 // Text renders tasks for the agent, inlining the start of the files to read

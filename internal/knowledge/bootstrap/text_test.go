@@ -50,3 +50,14 @@ func TestModuleDocFrontMatterReadsBack(t *testing.T) {
 		}
 	}
 }
+
+func TestShortName(t *testing.T) {
+	for name, want := range map[string]string{
+		"github.com/acme/shipit/v2": "shipit", "github.com/goreleaser/goreleaser/v2": "goreleaser", "gopkg.in/yaml.v3": "yaml",
+		"@acme/shop": "shop", "shop": "shop", "com.acme:billing": "billing", "example.com/tools/": "tools",
+	} {
+		if got := ShortName(name); got != want {
+			t.Errorf("ShortName(%q) = %q, want %q", name, got, want)
+		}
+	}
+}

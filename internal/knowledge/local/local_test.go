@@ -201,7 +201,10 @@ func TestNoStoreAcceptsOnlyPrivate(t *testing.T) {
 		t.Fatalf("%v %+v", err, ps)
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, "docs/adr/0002-use-go.md"))
-	if string(b) != "# 0002 — Use Go\n\n**Status:** accepted\n**Date:** 2026-09-28\n**Supersedes:** 0001-x\n**Author:** Test User\n\n## Decision\n\nGo.\n" {
+	// Written the way the directory's ADRs are (issue 10, point 9): its
+	// "# 1. X" title and plain "Date:" field lines; supersedes names the
+	// full id (point 12).
+	if string(b) != "# 2. Use Go\n\nStatus: Accepted\nDate: 2026-09-28\nSupersedes: 0001-x\nAuthor: Test User\n\n## Decision\n\nGo.\n" {
 		t.Fatalf("%s", b)
 	}
 	b, _ = os.ReadFile(filepath.Join(dir, "docs/adr/0001-x.md"))

@@ -55,6 +55,13 @@ type CheckOptions struct {
 	NoSecrets bool
 }
 
+// The markers of the facts kontext renders into overview and module docs
+// (the bootstrap writes them).
+const (
+	factsStartPrefix = "<!-- kontext:facts:start"
+	factsEndMarker   = "<!-- kontext:facts:end -->"
+)
+
 // Validate checks entries the way `kontext check` does. Errors: missing
 // title, unknown kind, duplicate id, high-confidence secret. Warnings: a
 // decision without status or date, an unusual status, a malformed date, a
@@ -109,9 +116,18 @@ func Validate(entries []*Entry, opts CheckOptions) []Problem {
 			add(Warning, "date", "date %q is not YYYY-MM-DD", e.Date)
 		}
 		if max := opts.MaxBodyLines; max > 0 && e.Get("generated") == "" {
-			n := 0
+			// The facts kontext renders between its markers are its own
+			// output, kept short where they are written: only what people
+			// and agents wrote counts.
+			n, facts := 0, false
 			for _, l := range strings.Split(e.Body, "\n") {
-				if strings.TrimSpace(l) != "" {
+				t := strings.TrimSpace(l)
+				switch {
+				case strings.HasPrefix(t, factsStartPrefix):
+					facts = true
+				case strings.HasPrefix(t, factsEndMarker):
+					facts = false
+				case t != "" && !facts:
 					n++
 				}
 			}

@@ -54,10 +54,13 @@ type Field struct {
 
 // Entry is one knowledge entry.
 type Entry struct {
-	ID           string
-	Kind         string
-	Title        string
-	Status       string // normalised: proposed, accepted, … (or as written when unusual)
+	ID     string
+	Kind   string
+	Title  string
+	Status string // normalised: proposed, accepted, … (or as written when unusual)
+	// StatusNote is the status as written when it says more than the
+	// status word: "Partly superseded by 0015", "Accepted (2021-03-01)".
+	StatusNote   string
 	Date         string
 	Summary      string // as written; see SummaryText for the derived one
 	Tags         []string
@@ -83,6 +86,10 @@ type Entry struct {
 	// rec is set on an entry rebuilt from a Record: what SummaryText and
 	// Number need of a body and a title that were not kept.
 	rec *Record
+
+	// layout is how the ADRs of a new entry's directory are written
+	// (Allocate reads it); nil writes the entry the original's way.
+	layout *adrLayout
 }
 
 // IsActive reports whether the entry still applies: not superseded,
@@ -205,9 +212,25 @@ func ValidDate(s string) bool {
 // there is none.
 func (e *Entry) Section(name string) string { return Section(e.Body, name) }
 
+// summarySections are the body sections a summary comes from, in order;
+// the decision ones give their first sentences, the others their first
+// paragraph.
+var summarySections = []struct {
+	heading  string
+	decision bool
+}{
+	{"Decision", true}, {"Decision Outcome", true}, {"Decisions", true}, {"Outcome", true}, {"Resolution", true},
+	{"Summary", false}, {"Overview", false}, {"Purpose", false},
+}
+
+// summarySentences bounds a summary made of a decision's first sentences.
+const summarySentences = 120
+
 // SummaryText is the entry's one-line summary: the summary field, else the
-// first paragraph of its Decision (or Summary, Overview, Purpose) section,
-// else of its body; at most max characters (0: no limit).
+// first sentence of its Decision section (MADR's Decision Outcome, …;
+// the sentences after it too while they are short), else the first
+// paragraph of its Summary, Overview or Purpose section, else of its body
+// without the Status section; at most max characters (0: no limit).
 func (e *Entry) SummaryText(max int) string {
 	if e.rec != nil {
 		return truncate(e.rec.Summary, max)
@@ -215,23 +238,48 @@ func (e *Entry) SummaryText(max int) string {
 	if s := oneLine(e.Summary); s != "" {
 		return truncate(s, max)
 	}
-	for _, h := range []string{"Decision", "Summary", "Overview", "Purpose"} {
-		if p := firstParagraph(Section(e.Body, h)); p != "" && !strings.HasPrefix(p, "_Pending") {
-			return truncate(p, max)
+	for _, sec := range summarySections {
+		p := firstParagraph(Section(e.Body, sec.heading))
+		if p == "" || pending(p) {
+			continue
 		}
+		if sec.decision {
+			p = firstSentences(p, summarySentences)
+		}
+		return truncate(p, max)
 	}
-	p := firstParagraph(e.Body)
-	if strings.HasPrefix(p, "_Pending") || strings.HasPrefix(p, "Pending:") {
+	p := firstParagraph(withoutSection(e.Body, "Status"))
+	if pending(p) {
 		return ""
 	}
 	return truncate(p, max)
 }
 
+// pending reports whether a paragraph is a placeholder for text to come.
+func pending(p string) bool {
+	return strings.HasPrefix(p, "_Pending") || strings.HasPrefix(p, "Pending:")
+}
+
+// statusPhrases are the many-word statuses teams write, by their start.
+var statusPhrases = []struct{ prefix, status string }{
+	{"in progress", StatusProposed}, {"in-progress", StatusProposed}, {"in review", StatusProposed},
+	{"under review", StatusProposed}, {"under discussion", StatusProposed}, {"under consideration", StatusProposed},
+	{"not accepted", StatusRejected}, {"not approved", StatusRejected},
+	{"partly superseded", StatusSuperseded}, {"partially superseded", StatusSuperseded}, {"in part superseded", StatusSuperseded},
+}
+
 // NormalizeStatus maps the words teams use to the five statuses
-// ("Approved" → accepted, "Draft" → proposed); other words are returned
-// lower-cased, for validation to flag.
+// ("Approved" → accepted, "Draft" or "In progress" → proposed, "Partly
+// superseded" → superseded); other words are returned lower-cased, for
+// validation to flag.
 func NormalizeStatus(raw string) string {
 	s := strings.TrimLeft(strings.TrimSpace(raw), "*_`")
+	lower := strings.ToLower(s)
+	for _, p := range statusPhrases {
+		if strings.HasPrefix(lower, p.prefix) {
+			return p.status
+		}
+	}
 	end := 0
 	for i, r := range s {
 		if !(r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 127 && isLetter(r)) {
@@ -241,14 +289,16 @@ func NormalizeStatus(raw string) string {
 	}
 	word := strings.ToLower(s[:end])
 	switch word {
-	case "approved", "done", "adopted", "active", "implemented":
+	case "approved", "done", "adopted", "active", "implemented", "agreed", "decided", "current", "accept":
 		return StatusAccepted
-	case "draft", "proposal", "open", "pending":
+	case "draft", "proposal", "open", "pending", "rfc", "suggested", "discussion", "discussing", "review", "reviewing", "planned", "considering":
 		return StatusProposed
-	case "replaced", "obsolete":
+	case "replaced", "obsolete", "obsoleted", "superceded", "superseeded":
 		return StatusSuperseded
-	case "declined", "abandoned":
+	case "declined", "abandoned", "withdrawn", "refused":
 		return StatusRejected
+	case "retired", "deprecate":
+		return StatusDeprecated
 	}
 	return word
 }

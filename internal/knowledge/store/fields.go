@@ -214,7 +214,7 @@ func parseFields(text string, e *Entry, src *source) *fieldsDoc {
 }
 
 // findStatusSection reads a status written as a section (adr-tools:
-// "## Status\n\nAccepted").
+// "## Status\n\nAccepted"; some teams write "# Status").
 func (d *fieldsDoc) findStatusSection(e *Entry, src *source) {
 	fence := false
 	for i := d.bodyStart; i < len(d.lines); i++ {
@@ -225,7 +225,7 @@ func (d *fieldsDoc) findStatusSection(e *Entry, src *source) {
 		if fence {
 			continue
 		}
-		if l, h := heading(t); l >= 2 && strings.EqualFold(h, "status") {
+		if l, h := heading(t); l >= 1 && strings.EqualFold(h, "status") {
 			j := skipBlank(d.lines, i+1)
 			if j >= len(d.lines) {
 				return

@@ -39,6 +39,31 @@ func Section(body, name string) string {
 	return strings.TrimSpace(out.String())
 }
 
+// withoutSection returns body without the section under the heading named
+// name, at any level: its heading and its text, up to the next heading
+// (a "# Status" some ADRs write is no parent of the sections after it).
+func withoutSection(body, name string) string {
+	want := strings.ToLower(strings.TrimSpace(name))
+	var out strings.Builder
+	skipping := false
+	fence := false
+	for _, line := range strings.SplitAfter(body, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fence = !fence
+		}
+		if !fence {
+			if l, text := heading(t); l > 0 {
+				skipping = strings.ToLower(text) == want
+			}
+		}
+		if !skipping {
+			out.WriteString(line)
+		}
+	}
+	return out.String()
+}
+
 // heading returns the level and text of an ATX heading line, or 0.
 func heading(t string) (int, string) {
 	l := 0
@@ -57,40 +82,144 @@ var mdLink = lazyregexp.New(`\[([^\]]*)\]\([^)]*\)`)
 
 // firstParagraph returns the first prose paragraph of Markdown as one line
 // of plain text; headings, HTML, badges, tables, code and ADR field lines
-// are skipped. It stops there: the summary of every entry of a store is
+// are skipped. A list reads as its items joined by "; ", and a lead-in
+// that ends with a colon ("We decided the following:") is followed by what
+// it leads in. It stops there: the summary of every entry of a store is
 // worked out this way, and the rest of a body is not needed.
 func firstParagraph(md string) string {
-	var para []string
-	fence := false
-	for len(md) > 0 {
-		line, rest, _ := strings.Cut(md, "\n")
+	var out string
+	for {
+		para, list, rest := nextBlock(md)
 		md = rest
+		switch {
+		case para == "" && len(list) == 0:
+			return out
+		case len(list) > 0:
+			for i, it := range list {
+				list[i] = strings.TrimRight(it, ".;,")
+			}
+			para = strings.Join(list, "; ")
+		}
+		if out != "" {
+			out += " "
+		}
+		out += para
+		if !strings.HasSuffix(out, ":") {
+			return out
+		}
+	}
+}
+
+// nextBlock reads the next prose block of md: a paragraph on one line, or
+// the items of a list; rest is what follows it.
+func nextBlock(md string) (para string, list []string, rest string) {
+	var lines []string
+	fence := false
+	isItem := func(t string) (string, bool) {
+		for _, p := range []string{"- ", "* ", "+ "} {
+			if strings.HasPrefix(t, p) {
+				return strings.TrimSpace(t[len(p):]), true
+			}
+		}
+		if i := strings.IndexAny(t, ".)"); i > 0 && i <= 3 && strings.Trim(t[:i], "0123456789") == "" && len(t) > i+1 && t[i+1] == ' ' {
+			return strings.TrimSpace(t[i+2:]), true
+		}
+		return "", false
+	}
+	for len(md) > 0 {
+		line, next, _ := strings.Cut(md, "\n")
 		t := strings.TrimSpace(line)
 		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			if len(para) > 0 {
+			if len(lines) > 0 || len(list) > 0 {
 				break
 			}
+			md = next
 			fence = !fence
 			continue
 		}
 		if fence {
+			md = next
 			continue
 		}
 		skip := strings.HasPrefix(t, "#") || strings.HasPrefix(t, "<") || strings.HasPrefix(t, "[![") ||
 			strings.HasPrefix(t, "![") || strings.HasPrefix(t, "|") || strings.HasPrefix(t, "---") ||
 			strings.HasPrefix(t, "**Status") || strings.HasPrefix(t, "**Date")
 		if t == "" || skip {
-			if len(para) > 0 {
+			if len(lines) > 0 || len(list) > 0 {
 				break
 			}
+			md = next
 			continue
 		}
-		para = append(para, t)
+		if item, ok := isItem(t); ok {
+			if len(lines) > 0 {
+				break // a list interrupts a paragraph ("… modified to:\n1. …")
+			}
+			if item != "" {
+				list = append(list, stripMarkdown(item))
+			}
+			md = next
+			continue
+		}
+		if len(list) > 0 {
+			if line != "" && (line[0] == ' ' || line[0] == '\t') {
+				// An item's continuation line.
+				list[len(list)-1] = oneLine(list[len(list)-1] + " " + stripMarkdown(t))
+				md = next
+				continue
+			}
+			break
+		}
+		lines = append(lines, t)
+		md = next
 	}
-	if len(para) == 0 {
-		return ""
+	if len(lines) > 0 {
+		para = stripMarkdown(strings.Join(lines, " "))
 	}
-	return stripMarkdown(strings.Join(para, " "))
+	return para, list, md
+}
+
+// firstSentences is the first sentence of text, and the ones after it
+// while the whole stays within max characters: a summary that ends where
+// a sentence does.
+func firstSentences(text string, max int) string {
+	end := 0
+	for end < len(text) {
+		next := sentenceEnd(text, end)
+		if end > 0 && utf8.RuneCountInString(text[:next]) > max {
+			break
+		}
+		end = next
+	}
+	return strings.TrimSpace(text[:end])
+}
+
+// sentenceEnd is the index after the sentence starting at i: its full
+// stop, question or exclamation mark followed by a space and a capital
+// letter or a digit, not an abbreviation (e.g., i.e., etc.) or a number.
+func sentenceEnd(text string, i int) int {
+	for j := i; j < len(text)-2; j++ {
+		c := text[j]
+		if c != '.' && c != '!' && c != '?' || text[j+1] != ' ' {
+			continue
+		}
+		n := text[j+2]
+		if !(n >= 'A' && n <= 'Z' || n >= '0' && n <= '9' || n == '"' || n == '(' || n >= 0x80) {
+			continue
+		}
+		if c == '.' {
+			word := text[i:j]
+			if k := strings.LastIndexByte(word, ' '); k >= 0 {
+				word = word[k+1:]
+			}
+			switch strings.ToLower(word) {
+			case "e.g", "i.e", "etc", "vs", "cf", "mr", "mrs", "dr", "no", "approx", "incl":
+				continue
+			}
+		}
+		return j + 1
+	}
+	return len(text)
 }
 
 func stripMarkdown(s string) string {

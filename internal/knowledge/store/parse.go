@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/kontext-dev/kontext/internal/lazyregexp"
 )
 
 // source is an entry file as it was read, kept so that a rewrite changes
@@ -101,6 +103,9 @@ func (e *Entry) Text() string {
 // kontext writes entries.
 func Marshal(e *Entry) []byte {
 	if e.src == nil || e.src.style != e.Style {
+		if e.layout != nil && e.src == nil {
+			return []byte(renderLayout(e, e.layout))
+		}
 		if e.Style == StyleFields {
 			return []byte(renderFields(e))
 		}
@@ -294,26 +299,34 @@ func unquote(s string) string {
 	return s
 }
 
+// supersededRE reads the statuses that say a decision was replaced, wholly
+// or in part, and by what: "Superseded by 0009", "Partly superseded by
+// [ADR-15](0015-x.md)", "Superseded in part by 0012", "Replaced by 0007",
+// "Superceded" (a common spelling).
+var supersededRE = lazyregexp.New(`(?i)^(?:(partly|partially|in part)\s+)?(?:supersee?ded|superceded|replaced|obsoleted)(\s+in\s+part)?(?:\s+by\b:?)?(.*)$`)
+
 // applyStatus sets the status from a raw value; "superseded by 0009" also
-// names the superseding entries.
+// names the superseding entries, and a status that says more than its
+// word ("Partly superseded by 0015") keeps what it says as the note.
 func applyStatus(e *Entry, raw string) (encodesLink bool) {
-	lower := strings.ToLower(strings.TrimSpace(raw))
-	lower = strings.Trim(lower, "*_`")
-	if rest, ok := strings.CutPrefix(lower, "superseded by"); ok {
-		start := len(raw) - len(strings.TrimLeft(raw, " *_`")) + len("superseded by")
-		if start <= len(raw) {
-			rest = raw[start:]
-		}
-		ids := supersededIDs(rest)
-		for _, id := range ids {
+	v := strings.TrimSpace(raw)
+	trimmed := strings.TrimSpace(strings.Trim(v, "*_`"))
+	if m := supersededRE.FindStringSubmatch(trimmed); m != nil {
+		for _, id := range supersededIDs(m[3]) {
 			if !slices.Contains(e.SupersededBy, id) {
 				e.SupersededBy = append(e.SupersededBy, id)
 			}
 		}
 		e.Status = StatusSuperseded
-		return true
+		if m[1] != "" || m[2] != "" {
+			e.StatusNote = trimmed
+		}
+		return strings.TrimSpace(m[3]) != "" || m[1] != "" || m[2] != ""
 	}
 	e.Status = raw
+	if n := NormalizeStatus(raw); n != "" && !strings.EqualFold(trimmed, n) && slices.Contains(Statuses, n) {
+		e.StatusNote = trimmed // "Accepted (2021-03-01)", "Deprecated in favour of 0012"
+	}
 	return false
 }
 

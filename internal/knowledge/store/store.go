@@ -81,6 +81,35 @@ func (s *Store) Exists() bool {
 	return false
 }
 
+// Empty reports whether the store holds no file at all: at most the empty
+// kind folders a checkout of a branch without the store leaves behind
+// (git removes files, not the folders that hold nothing it tracks).
+func (s *Store) Empty() bool {
+	dirs := []string{s.Dir()}
+	for _, k := range s.cfg.Kinds() {
+		if k.Configured {
+			dirs = append(dirs, k.Path)
+		}
+	}
+	errFound := errors.New("found")
+	for _, d := range dirs {
+		abs, err := s.root.Path(d)
+		if err != nil {
+			continue
+		}
+		err = filepath.WalkDir(abs, func(_ string, e fs.DirEntry, err error) error {
+			if err == nil && !e.IsDir() {
+				return errFound
+			}
+			return nil
+		})
+		if err == errFound {
+			return false
+		}
+	}
+	return true
+}
+
 func isDir(root *fsroot.Root, rel string) bool {
 	abs, err := root.Path(rel)
 	if err != nil {
@@ -219,7 +248,8 @@ func (s *Store) kind(name string) (config.KindSettings, error) {
 }
 
 // Allocate gives a new entry its id, file and style from its kind's
-// configuration: `<date>-<slug>` (numbering "date"), `<NNNN>-<slug>`
+// configuration (in a directory of existing ADRs, the layout of the newest
+// of them: adr-tools, MADR, Nygard): `<date>-<slug>` (numbering "date"), `<NNNN>-<slug>`
 // (sequential: one more than the highest number in the directory) or
 // `<slug>` (none), with -2, -3… when the name is taken. It fills in the
 // date (today) when the entry has none.
@@ -264,6 +294,10 @@ func (s *Store) Allocate(e *Entry) error {
 	}
 	id := Suffixed(base, n)
 	e.ID, e.Path, e.Style = id, k.Path+"/"+id+".md", Style(k.Style)
+	if k.Configured {
+		// A directory of the team's own ADRs: written as they are.
+		e.layout = s.layoutOf(k.Path, k.Name)
+	}
 	return nil
 }
 

@@ -15,35 +15,27 @@ import (
 	"github.com/kontext-dev/kontext/internal/mcp"
 )
 
-// runCall calls one tool through an in-process MCP session, so arguments
-// are validated exactly as they are for an agent. It prints the result's
-// text; a tool error goes to stderr with exit status 1, a refused call
-// (invalid arguments) with exit status 2.
-func runCall(c *cli.Context, factories []ToolsetFactory, tool string, flags []cli.Flag) error {
-	return runCallWith(c, factories, tool, flags, "", "")
+// toolArguments are the arguments the tool's flags set (unset flags are
+// left out, so the schema's defaults apply).
+func toolArguments(c *cli.Context, flags []cli.Flag) (map[string]json.RawMessage, error) {
+	raw, err := cliflag.Arguments(c, flags)
+	if err != nil {
+		return nil, cli.Exit(err.Error(), 2)
+	}
+	args := map[string]json.RawMessage{}
+	if err := json.Unmarshal(raw, &args); err != nil {
+		return nil, err
+	}
+	return args, nil
 }
 
-// runCallWith is runCall with one argument given positionally.
-func runCallWith(c *cli.Context, factories []ToolsetFactory, tool string, flags []cli.Flag, argName, argValue string) error {
-	args := map[string]json.RawMessage{}
-	if argName != "" && argValue != "" {
-		v, _ := json.Marshal(argValue)
-		args[argName] = v
-	}
-	if raw := c.String("args"); c.IsSet("args") && raw != "" {
-		if err := json.Unmarshal([]byte(raw), &args); err != nil {
-			return cli.Exit("--args must be a JSON object: "+err.Error(), 2)
-		}
-	}
-	fromFlags, err := cliflag.Arguments(c, flags)
-	if err != nil {
-		return cli.Exit(err.Error(), 2)
-	}
-	var overlay map[string]json.RawMessage
-	_ = json.Unmarshal(fromFlags, &overlay)
-	for k, v := range overlay {
-		args[k] = v
-	}
+// callTool calls one tool through an in-process MCP session, so arguments
+// are validated exactly as they are for an agent. It prints the result's
+// text; a tool error goes to stderr with exit status 1, a refused call
+// (invalid arguments) with exit status 2. names says how the command line
+// spells each parameter (<query>, --limit); prefix, when not empty, leads
+// the message of a refused call (the tool's name for kontext call).
+func callTool(c *cli.Context, factories []ToolsetFactory, tool string, args map[string]json.RawMessage, names map[string]string, prefix string) error {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	b, err := buildServer(c, factories, mcp.Options{}, log)
 	if err != nil {
@@ -58,7 +50,19 @@ func runCallWith(c *cli.Context, factories []ToolsetFactory, tool string, flags 
 	if err != nil {
 		var rpcErr *jsonrpc2.Error
 		if errors.As(err, &rpcErr) {
-			return cli.Exit(describeRPCError(tool, rpcErr), 2)
+			var schema inputSchema
+			for _, f := range factories {
+				if s, ok := findToolSchema(f, tool); ok {
+					schema = s
+				}
+			}
+			msg := describeRPCError(rpcErr, schema.missing(args, names), names)
+			if prefix != "" {
+				msg = prefix + ": " + msg
+			} else {
+				msg += " (see " + c.Command.HelpName + " --help)"
+			}
+			return cli.Exit(msg, 2)
 		}
 		return err
 	}
@@ -81,8 +85,10 @@ func runCallWith(c *cli.Context, factories []ToolsetFactory, tool string, flags 
 	return nil
 }
 
-// describeRPCError turns -32602's violations into one line.
-func describeRPCError(tool string, e *jsonrpc2.Error) string {
+// describeRPCError turns -32602's violations into one line, each naming
+// the parameter as the command line spells it. The validator's "missing
+// property 'x'" becomes "missing --x" (or <x>).
+func describeRPCError(e *jsonrpc2.Error, missing []string, names map[string]string) string {
 	msg := e.Message
 	if e.Data == nil {
 		return msg
@@ -93,22 +99,127 @@ func describeRPCError(tool string, e *jsonrpc2.Error) string {
 	if json.Unmarshal(*e.Data, &data) == nil && len(data.Violations) > 0 {
 		var parts []string
 		arguments := true
+		saidMissing := false
 		for _, v := range data.Violations {
 			p, isArg := strings.CutPrefix(v.Path, "/arguments")
 			switch {
 			case !isArg:
 				arguments = false
 				parts = append(parts, v.Message)
+			case p == "" && strings.HasPrefix(v.Message, "missing propert") && len(missing) > 0:
+				if !saidMissing {
+					parts = append(parts, "missing "+joinAnd(missing))
+					saidMissing = true
+				}
 			case p == "":
 				parts = append(parts, v.Message)
 			default:
-				parts = append(parts, "--"+strings.TrimPrefix(p, "/")+": "+v.Message)
+				param, rest, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
+				name := names[param]
+				if name == "" {
+					name = "--" + param
+				}
+				if rest != "" {
+					name += "/" + rest
+				}
+				parts = append(parts, name+": "+v.Message)
 			}
 		}
 		if !arguments {
-			return fmt.Sprintf("%s: %s", tool, strings.Join(parts, "; "))
+			return strings.Join(parts, "; ")
 		}
-		return fmt.Sprintf("%s: invalid arguments: %s", tool, strings.Join(parts, "; "))
+		return "invalid arguments: " + strings.Join(parts, "; ")
 	}
-	return fmt.Sprintf("%s: %s: %s", tool, msg, string(*e.Data))
+	return fmt.Sprintf("%s: %s", msg, string(*e.Data))
+}
+
+// inputSchema is what the command line reads of a tool's input schema.
+type inputSchema struct {
+	Properties map[string]struct {
+		Enum  []any `json:"enum"`
+		Items struct {
+			Enum []any `json:"enum"`
+		} `json:"items"`
+	} `json:"properties"`
+	Required []string `json:"required"`
+}
+
+// enum is the values a parameter (or its items) may take, as text.
+func (s inputSchema) enum(param string) []string {
+	p := s.Properties[param]
+	values := p.Enum
+	if len(values) == 0 {
+		values = p.Items.Enum
+	}
+	var out []string
+	for _, v := range values {
+		out = append(out, fmt.Sprint(v))
+	}
+	return out
+}
+
+// missing names the required parameters args lacks, as the command line
+// spells them.
+func (s inputSchema) missing(args map[string]json.RawMessage, names map[string]string) []string {
+	var out []string
+	for _, r := range s.Required {
+		if _, ok := args[r]; ok {
+			continue
+		}
+		if n := names[r]; n != "" {
+			out = append(out, n)
+		} else {
+			out = append(out, "--"+r)
+		}
+	}
+	return out
+}
+
+func findToolSchema(f ToolsetFactory, tool string) (inputSchema, bool) {
+	for _, t := range f.Describe().Tools {
+		if t.Name == tool {
+			var s inputSchema
+			_ = json.Unmarshal(t.InputSchema, &s)
+			return s, true
+		}
+	}
+	return inputSchema{}, false
+}
+
+// toolSchema is the input schema of one of the factory's tools; a verb
+// naming a tool the toolset does not have is a programming error.
+func toolSchema(f ToolsetFactory, tool string) inputSchema {
+	s, ok := findToolSchema(f, tool)
+	if !ok {
+		panic(fmt.Sprintf("kontext: toolset %s has no tool %s", f.Name, tool))
+	}
+	return s
+}
+
+// flagUsage and setUsage read and write the usage text of the flags the
+// generator makes.
+func flagUsage(f cli.Flag) string {
+	if d, ok := f.(cli.DocGenerationFlag); ok {
+		return d.GetUsage()
+	}
+	return ""
+}
+
+func setUsage(f cli.Flag, usage string) {
+	switch f := f.(type) {
+	case *cli.StringFlag:
+		f.Usage = usage
+	case *cli.Int64Flag:
+		f.Usage = usage
+	case *cli.Float64Flag:
+		f.Usage = usage
+	case *cli.BoolFlag:
+		f.Usage = usage
+	case *cli.StringSliceFlag:
+		f.Usage = usage
+	case *cli.Int64SliceFlag:
+		f.Usage = usage
+	case *cli.GenericFlag:
+		f.Usage = usage
+	}
 }

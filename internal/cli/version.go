@@ -22,7 +22,8 @@ func init() {
 
 func versionCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "version",
+		Name:     "version",
+		Category: CategorySetup,
 		Usage: "print the version, the revision it was built from and the MCP revisions",
 		Action: func(c *cli.Context) error {
 			cli.VersionPrinter(c)

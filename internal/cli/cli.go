@@ -644,7 +644,7 @@ func toolsCommand(factories []ToolsetFactory) *cli.Command {
 		Name:     "tools",
 		Category: CategoryServing,
 		Usage:    "list the tools the server would advertise (with the same flags as mcp)",
-		Flags: append(serverFlags(), &cli.BoolFlag{Name: "json", Usage: "print the tools/list result as JSON"}),
+		Flags:    append(serverFlags(), &cli.BoolFlag{Name: "json", Usage: "print the tools/list result as JSON"}),
 		Action: func(c *cli.Context) error {
 			log := slog.New(slog.NewTextHandler(io.Discard, nil))
 			b, err := buildServer(c, factories, mcp.Options{}, log)

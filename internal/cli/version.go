@@ -24,7 +24,7 @@ func versionCommand() *cli.Command {
 	return &cli.Command{
 		Name:     "version",
 		Category: CategorySetup,
-		Usage: "print the version, the revision it was built from and the MCP revisions",
+		Usage:    "print the version, the revision it was built from and the MCP revisions",
 		Action: func(c *cli.Context) error {
 			cli.VersionPrinter(c)
 			return nil

@@ -30,8 +30,8 @@ func bootstrapCommands() []*cli.Command {
 		{
 			Name:     "init",
 			Category: kcli.CategorySetup,
-			Usage: "set up the team's knowledge store: scan, history, render, then install the git hooks",
-			Flags: []cli.Flag{rootFlag, &cli.BoolFlag{Name: "no-hooks", Usage: "do not install the git hooks"}},
+			Usage:    "set up the team's knowledge store: scan, history, render, then install the git hooks",
+			Flags:    []cli.Flag{rootFlag, &cli.BoolFlag{Name: "no-hooks", Usage: "do not install the git hooks"}},
 			Action: pipelineAction(func(ctx context.Context, c *cli.Context, p *bootstrap.Pipeline) error {
 				if !p.Store.Exists() {
 					branch, err := bootstrap.BranchWithStore(ctx, p.Git, p.Store.Dir())
@@ -60,8 +60,8 @@ func bootstrapCommands() []*cli.Command {
 		{
 			Name:     "scan",
 			Category: kcli.CategorySetup,
-			Usage: "scan the repository for the bootstrap (languages, manifests, modules, ADRs, agent rules)",
-			Flags: []cli.Flag{rootFlag},
+			Usage:    "scan the repository for the bootstrap (languages, manifests, modules, ADRs, agent rules)",
+			Flags:    []cli.Flag{rootFlag},
 			Action: pipelineAction(func(ctx context.Context, c *cli.Context, p *bootstrap.Pipeline) error {
 				s, err := p.Scan(ctx)
 				if err != nil {
@@ -82,8 +82,8 @@ func bootstrapCommands() []*cli.Command {
 		{
 			Name:     "history",
 			Category: kcli.CategorySetup,
-			Usage: "score the history for decisions and cluster them per module",
-			Flags: []cli.Flag{rootFlag},
+			Usage:    "score the history for decisions and cluster them per module",
+			Flags:    []cli.Flag{rootFlag},
 			Action: pipelineAction(func(ctx context.Context, c *cli.Context, p *bootstrap.Pipeline) error {
 				s, err := p.Scan(ctx)
 				if err != nil {
@@ -103,8 +103,8 @@ func bootstrapCommands() []*cli.Command {
 		{
 			Name:     "render",
 			Category: kcli.CategorySetup,
-			Usage: "write the store's generated files (facts between the kontext:facts markers only)",
-			Flags: []cli.Flag{rootFlag},
+			Usage:    "write the store's generated files (facts between the kontext:facts markers only)",
+			Flags:    []cli.Flag{rootFlag},
 			Action: pipelineAction(func(ctx context.Context, c *cli.Context, p *bootstrap.Pipeline) error {
 				written, err := p.Bootstrap(ctx)
 				if err != nil {

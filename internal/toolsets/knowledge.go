@@ -96,7 +96,7 @@ func hooksCommand() *cli.Command {
 	return &cli.Command{
 		Name:     "hooks",
 		Category: kcli.CategorySetup,
-		Usage: "install, remove or inspect the git hooks that check and link the team's knowledge",
+		Usage:    "install, remove or inspect the git hooks that check and link the team's knowledge",
 		Subcommands: []*cli.Command{
 			{
 				Name:  "install",

@@ -29,7 +29,7 @@ func repoCommands() []*cli.Command {
 		{
 			Name:     "analyze",
 			Category: kcli.CategoryRepository,
-			Usage: "print the repository summary: languages, modules, entry points, dependencies, conventions, decisions, activity",
+			Usage:    "print the repository summary: languages, modules, entry points, dependencies, conventions, decisions, activity",
 			Description: "Analyses the repository (incrementally, from the cache under .git/kontext when an earlier run left one) and prints\n" +
 				"it at a glance. --json prints the whole knowledge graph.",
 			Flags: []cli.Flag{rootFlag, &cli.BoolFlag{Name: "json", Usage: "print the whole graph as JSON"}},

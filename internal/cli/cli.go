@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"maps"
 	"os"
+	"os/exec"
 	"os/signal"
 	"slices"
 	"sort"
@@ -107,7 +108,11 @@ func Main(args []string, toolsets []ToolsetFactory, stdout, stderr io.Writer) in
 	}
 	var exit cli.ExitCoder
 	if errors.As(err, &exit) {
-		return exit.ExitCode()
+		// A failed git or client process says its own status too; kontext's
+		// is 1 for a failure whatever ran under it.
+		if _, ran := exit.(*exec.ExitError); !ran {
+			return exit.ExitCode()
+		}
 	}
 	return 1
 }
@@ -370,7 +375,7 @@ func verbCommand(factories []ToolsetFactory, f ToolsetFactory, v Verb, cm *compl
 		Usage:     v.Usage,
 		Category:  f.Category,
 		ArgsUsage: strings.Join(argsUsage, " "),
-		Flags:     append([]cli.Flag{rootFlag()}, toolFlags...),
+		Flags:     append([]cli.Flag{RootFlag()}, toolFlags...),
 		Action: func(c *cli.Context) error {
 			args, err := toolArguments(c, toolFlags)
 			if err != nil {
@@ -442,15 +447,16 @@ func registerToolCompletion(cm *completion, cmd *cli.Command, schema inputSchema
 	}
 }
 
-// rootFlag is --root, as every command that works on a repository has it.
-func rootFlag() cli.Flag {
-	return &cli.StringFlag{Name: "root", Usage: "repository root (default $KONTEXT_ROOT, else $AGENT_CONTEXT_ROOT, else the working directory)"}
+// RootFlag is --root, as every command that works on a repository has it
+// (Root reads it).
+func RootFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "root", TakesFile: true, Usage: "the repository at `DIR` (default $KONTEXT_ROOT, else $AGENT_CONTEXT_ROOT, else the working directory)"}
 }
 
 // serverFlags are the flags that choose what a server serves.
 func serverFlags() []cli.Flag {
 	return []cli.Flag{
-		rootFlag(),
+		RootFlag(),
 		&cli.StringSliceFlag{Name: "toolsets", Usage: "serve only these toolsets (comma-separated; default all)"},
 		&cli.StringSliceFlag{Name: "tools", Usage: "serve these tools too (comma-separated)"},
 		&cli.BoolFlag{Name: "read-only", Usage: "serve only tools that state readOnlyHint: true (wins over --toolsets and --tools)"},

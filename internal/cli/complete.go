@@ -234,7 +234,9 @@ func (cm *completion) complete(app *cli.App, before []string, current string) (c
 	}
 	if !w.afterDash && strings.HasPrefix(current, "-") && (w.cmd == nil || !w.cmd.SkipFlagParsing) {
 		if name, value, ok := strings.Cut(strings.TrimLeft(current, "-"), "="); ok {
-			if f := flagNamed(flags, name); f != nil && takesValue(f) {
+			// --write=FILE: a flag that takes no separate value may take
+			// one after "=".
+			if f := flagNamed(flags, name); f != nil && (takesValue(f) || takesFile(f)) {
 				prefix := current[:len(current)-len(value)]
 				return cm.valuesOf(w.cmd, f, prefix, value)
 			}

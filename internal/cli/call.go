@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -56,7 +58,7 @@ func callTool(c *cli.Context, factories []ToolsetFactory, tool string, args map[
 					schema = s
 				}
 			}
-			msg := describeRPCError(rpcErr, schema.missing(args, names), names)
+			msg := describeRPCError(rpcErr, args, schema.missing(args, names), names)
 			if prefix != "" {
 				msg = prefix + ": " + msg
 			} else {
@@ -88,7 +90,7 @@ func callTool(c *cli.Context, factories []ToolsetFactory, tool string, args map[
 // describeRPCError turns -32602's violations into one line, each naming
 // the parameter as the command line spells it. The validator's "missing
 // property 'x'" becomes "missing --x" (or <x>).
-func describeRPCError(e *jsonrpc2.Error, missing []string, names map[string]string) string {
+func describeRPCError(e *jsonrpc2.Error, args map[string]json.RawMessage, missing []string, names map[string]string) string {
 	msg := e.Message
 	if e.Data == nil {
 		return msg
@@ -100,7 +102,19 @@ func describeRPCError(e *jsonrpc2.Error, missing []string, names map[string]stri
 		var parts []string
 		arguments := true
 		saidMissing := false
+		// "--kinds: got array, want string" is the other branch of a list
+		// parameter's anyOf: what is wrong is said deeper (--kinds/0).
+		deeper := map[string]bool{}
 		for _, v := range data.Violations {
+			if p, ok := strings.CutPrefix(v.Path, "/arguments/"); ok && strings.Contains(p, "/") {
+				param, _, _ := strings.Cut(p, "/")
+				deeper[param] = true
+			}
+		}
+		for _, v := range data.Violations {
+			if p, ok := strings.CutPrefix(v.Path, "/arguments/"); ok && deeper[p] {
+				continue
+			}
 			p, isArg := strings.CutPrefix(v.Path, "/arguments")
 			switch {
 			case !isArg:
@@ -120,7 +134,7 @@ func describeRPCError(e *jsonrpc2.Error, missing []string, names map[string]stri
 					name = "--" + param
 				}
 				if rest != "" {
-					name += "/" + rest
+					name += " " + itemOf(args[param], rest)
 				}
 				parts = append(parts, name+": "+v.Message)
 			}
@@ -133,27 +147,50 @@ func describeRPCError(e *jsonrpc2.Error, missing []string, names map[string]stri
 	return fmt.Sprintf("%s: %s", msg, string(*e.Data))
 }
 
+// itemOf names the item a violation's path points at in a list value:
+// "nope" for /0 of ["nope"], else the path.
+func itemOf(value json.RawMessage, path string) string {
+	var items []any
+	if i, err := strconv.Atoi(path); err == nil && json.Unmarshal(value, &items) == nil && i < len(items) {
+		if s, ok := items[i].(string); ok {
+			return strconv.Quote(s)
+		}
+	}
+	return "/" + path
+}
+
 // inputSchema is what the command line reads of a tool's input schema.
 type inputSchema struct {
-	Properties map[string]struct {
-		Enum  []any `json:"enum"`
-		Items struct {
-			Enum []any `json:"enum"`
-		} `json:"items"`
-	} `json:"properties"`
-	Required []string `json:"required"`
+	Properties map[string]propertySchema `json:"properties"`
+	Required   []string                  `json:"required"`
+}
+
+type propertySchema struct {
+	Enum  []any           `json:"enum"`
+	Items *propertySchema `json:"items"`
+	// A list parameter is a list or one string (anyOf).
+	AnyOf []propertySchema `json:"anyOf"`
+}
+
+// values is what the property, its items or its alternatives may be.
+func (p propertySchema) values() []any {
+	out := p.Enum
+	if p.Items != nil {
+		out = append(out, p.Items.values()...)
+	}
+	for _, alt := range p.AnyOf {
+		out = append(out, alt.values()...)
+	}
+	return out
 }
 
 // enum is the values a parameter (or its items) may take, as text.
 func (s inputSchema) enum(param string) []string {
-	p := s.Properties[param]
-	values := p.Enum
-	if len(values) == 0 {
-		values = p.Items.Enum
-	}
 	var out []string
-	for _, v := range values {
-		out = append(out, fmt.Sprint(v))
+	for _, v := range s.Properties[param].values() {
+		if t := fmt.Sprint(v); !slices.Contains(out, t) {
+			out = append(out, t)
+		}
 	}
 	return out
 }

@@ -368,7 +368,7 @@ func verbCommand(factories []ToolsetFactory, f ToolsetFactory, v Verb, cm *compl
 			setUsage(fl, strings.TrimSuffix(flagUsage(fl), " (required)")+" (required; or give it as "+names[name]+")")
 			continue
 		}
-		names[name] = "--" + name
+		names[name] = "--" + displayNames(fl)[0]
 	}
 	cmd := &cli.Command{
 		Name:      v.Name,
@@ -445,6 +445,33 @@ func registerToolCompletion(cm *completion, cmd *cli.Command, schema inputSchema
 			cm.flagValues(cmd, name, fixed(values...))
 		}
 	}
+}
+
+// jsonObject reads --args: a JSON object, or an error saying what it is
+// instead.
+func jsonObject(raw string, into *map[string]json.RawMessage) error {
+	var v any
+	if err := json.Unmarshal([]byte(raw), &v); err != nil {
+		return cli.Exit("--args is not JSON: "+err.Error(), 2)
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return cli.Exit(fmt.Sprintf("--args must be a JSON object ({\"param\": value, …}), not %s", jsonKind(v)), 2)
+	}
+	return json.Unmarshal([]byte(raw), into)
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return "null"
 }
 
 // RootFlag is --root, as every command that works on a repository has it
@@ -729,7 +756,7 @@ func callCommand(factories []ToolsetFactory, cm *completion) *cli.Command {
 		flags = append(flags, &cli.StringFlag{Name: "args", Usage: "all arguments as one JSON object (other parameter flags are merged over it)"})
 		names := map[string]string{}
 		for _, fl := range e.flags {
-			names[fl.Names()[0]] = "--" + fl.Names()[0]
+			names[fl.Names()[0]] = "--" + displayNames(fl)[0]
 		}
 		sub := &cli.Command{
 			Name:  e.tool,
@@ -738,8 +765,8 @@ func callCommand(factories []ToolsetFactory, cm *completion) *cli.Command {
 			Action: func(c *cli.Context) error {
 				args := map[string]json.RawMessage{}
 				if raw := c.String("args"); c.IsSet("args") && raw != "" {
-					if err := json.Unmarshal([]byte(raw), &args); err != nil {
-						return cli.Exit("--args must be a JSON object: "+err.Error(), 2)
+					if err := jsonObject(raw, &args); err != nil {
+						return err
 					}
 				}
 				fromFlags, err := toolArguments(c, e.flags)

@@ -269,12 +269,16 @@ func (cm *completion) complete(app *cli.App, before []string, current string) (c
 // valuesOf is what a flag's value completes to, each with prefix.
 func (cm *completion) valuesOf(cmd *cli.Command, f cli.Flag, prefix, current string) ([]candidate, bool, bool) {
 	name := f.Names()[0]
-	if v := cm.flags[cmd][name]; v != nil {
-		return prefixed(matching(v(), current, nil), prefix), false, false
+	v := cm.flags[cmd][name]
+	if v == nil {
+		v = cm.global[name]
 	}
-	if v := cm.global[name]; v != nil {
-		values, last := splitCurrent(v(), current)
-		return prefixed(matching(values, last, nil), prefix), false, false
+	if v != nil {
+		values := v()
+		if isSlice(f) {
+			values = splitCurrent(values, current)
+		}
+		return prefixed(matching(values, current, nil), prefix), false, false
 	}
 	if name == "root" {
 		return nil, true, false
@@ -287,7 +291,7 @@ func (cm *completion) valuesOf(cmd *cli.Command, f cli.Flag, prefix, current str
 
 // splitCurrent lets a comma-separated list complete its last item
 // (--toolsets knowledge,re → knowledge,repo).
-func splitCurrent(values []string, current string) ([]string, string) {
+func splitCurrent(values []string, current string) []string {
 	head := ""
 	if i := strings.LastIndexByte(current, ','); i >= 0 {
 		head = current[:i+1]
@@ -299,7 +303,7 @@ func splitCurrent(values []string, current string) ([]string, string) {
 			out = append(out, head+v)
 		}
 	}
-	return out, current
+	return out
 }
 
 func prefixed(cands []candidate, prefix string) []candidate {

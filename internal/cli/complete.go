@@ -213,7 +213,7 @@ func walk(app *cli.App, words []string) walked {
 				continue
 			}
 			w.cmd = sub
-			flags = append(slices.Clone(sub.Flags), cli.HelpFlag)
+			flags = withFlags(sub.Flags, cli.HelpFlag)
 		default:
 			w.positional = append(w.positional, word)
 		}
@@ -227,7 +227,7 @@ func (cm *completion) complete(app *cli.App, before []string, current string) (c
 	w := walk(app, before)
 	flags := appFlags(app)
 	if w.cmd != nil {
-		flags = append(slices.Clone(w.cmd.Flags), cli.HelpFlag)
+		flags = withFlags(w.cmd.Flags, cli.HelpFlag)
 	}
 	if w.pending != nil {
 		return cm.valuesOf(w.cmd, w.pending, "", current)
@@ -368,7 +368,19 @@ func flagCandidates(flags []cli.Flag, seen map[cli.Flag]bool, current string) []
 }
 
 func appFlags(app *cli.App) []cli.Flag {
-	return append(slices.Clone(app.Flags), cli.HelpFlag, cli.VersionFlag)
+	return withFlags(app.Flags, cli.HelpFlag, cli.VersionFlag)
+}
+
+// withFlags is flags and the extra ones it does not have yet (urfave adds
+// --help and --version to a command once it runs).
+func withFlags(flags []cli.Flag, extra ...cli.Flag) []cli.Flag {
+	out := slices.Clone(flags)
+	for _, f := range extra {
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 func subcommands(app *cli.App, cmd *cli.Command) []*cli.Command {

@@ -84,7 +84,7 @@ func configCommand(cm *completion) *cli.Command {
 			&cli.StringFlag{Name: "name", Value: clients.ServerName, Usage: "the server's `NAME` in the client"},
 			&cli.StringFlag{Name: "command", Value: clients.DefaultCommand, Usage: "the command the client runs"},
 			&cli.GenericFlag{Name: "command-arg", Value: commandArgs, Usage: "an argument of the command; repeat it for more, in order (default mcp; any given replace it)"},
-			&cli.GenericFlag{Name: "write", Value: write, TakesFile: true, Usage: "merge the entry into the client's file for --scope, keeping everything else in it; --write `FILE` (or --write=FILE) merges into FILE instead"},
+			&cli.GenericFlag{Name: "write", Value: write, TakesFile: true, Usage: "merge the entry into the client's file for --scope, keeping everything else in it; with a `FILE`, into that file instead (also --write FILE <client>)"},
 			&cli.BoolFlag{Name: "file", Usage: "print a whole configuration file holding only the entry, to save as it is"},
 			&cli.BoolFlag{Name: "command-line", Usage: "print the client's own command that adds the entry (claude, codex, gemini, code)"},
 			&cli.BoolFlag{Name: "link", Usage: "print the client's install link (Cursor, VS Code)"},

@@ -108,13 +108,18 @@ func flagHelp(f cli.Flag) string {
 	if placeholder == "" && df.TakesValue() {
 		placeholder = "value"
 	}
+	// A flag that may go alone or take a value after "=" (config --write).
+	optional := df.TakesValue() && !takesValue(f)
 	var names []string
 	for _, n := range displayNames(f) {
 		name := "--" + n
 		if len(n) == 1 {
 			name = "-" + n
 		}
-		if placeholder != "" {
+		switch {
+		case optional:
+			name += "[=" + placeholder + "]"
+		case placeholder != "":
 			name += " " + placeholder
 		}
 		names = append(names, name)

@@ -730,7 +730,7 @@ func callCommand(factories []ToolsetFactory, cm *completion) *cli.Command {
 		UsageText: "kontext call <tool> [options] [--<param> value …]",
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
-				return cli.Exit("name a tool: kontext call <tool> (kontext tools lists them)", 2)
+				return Missing(c, "<tool> (kontext tools lists them)")
 			}
 			var known []string
 			for _, sub := range c.Command.Subcommands {

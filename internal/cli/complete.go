@@ -42,7 +42,8 @@ const completeCommandName = "__complete"
 // candidate is one completion: the text and what it is.
 type candidate struct{ value, about string }
 
-// Values is a list of completions for an argument or a flag's value.
+// Values is a list of completions for an argument or a flag's value; each
+// may say what it is after a tab.
 type Values func() []string
 
 // completion is what the completer knows beyond the command tree: what the
@@ -255,7 +256,7 @@ func (cm *completion) complete(app *cli.App, before []string, current string) (c
 	if n := len(w.positional); n < len(args) {
 		a := args[n]
 		if a.values != nil {
-			cands = matching(a.values(), current, nil)
+			cands = matching(a.values(), current)
 		}
 		return cands, false, a.files
 	}
@@ -278,7 +279,7 @@ func (cm *completion) valuesOf(cmd *cli.Command, f cli.Flag, prefix, current str
 		if isSlice(f) {
 			values = splitCurrent(values, current)
 		}
-		return prefixed(matching(values, current, nil), prefix), false, false
+		return prefixed(matching(values, current), prefix), false, false
 	}
 	if name == "root" {
 		return nil, true, false
@@ -313,12 +314,14 @@ func prefixed(cands []candidate, prefix string) []candidate {
 	return cands
 }
 
-// matching keeps the values that start with current, in their order.
-func matching(values []string, current string, about map[string]string) []candidate {
+// matching keeps the values that start with current, in their order. A
+// value may carry what it is after a tab ("cursor\tCursor").
+func matching(values []string, current string) []candidate {
 	var out []candidate
 	for _, v := range values {
-		if strings.HasPrefix(v, current) {
-			out = append(out, candidate{v, about[v]})
+		value, about, _ := strings.Cut(v, "\t")
+		if strings.HasPrefix(value, current) {
+			out = append(out, candidate{value, about})
 		}
 	}
 	return out

@@ -91,7 +91,14 @@ func configCommand(cm *completion) *cli.Command {
 		},
 		Action: func(c *cli.Context) error { return runConfig(c, commandArgs, write) },
 	}
-	cm.args[cmd] = []argCompletion{{values: clients.IDs}}
+	cm.args[cmd] = []argCompletion{{values: func() []string {
+		var out []string
+		for _, id := range clients.IDs() {
+			cl, _ := clients.Lookup(id)
+			out = append(out, id+"\t"+cl.Title)
+		}
+		return out
+	}}}
 	cm.flagValues(cmd, "scope", fixed(string(clients.Project), string(clients.User)))
 	return cmd
 }
@@ -144,7 +151,7 @@ func runConfig(c *cli.Context, commandArgs *argList, write *writeTarget) error {
 	case len(names) > 1:
 		return UnexpectedArgs(c, names[1:])
 	case len(names) == 0 && !all:
-		return cli.Exit(fmt.Sprintf("name a client: kontext config <client>, one of %s (kontext config --list describes them)", known), 2)
+		return Missing(c, fmt.Sprintf("<client> (one of %s; kontext config --list describes them)", known))
 	}
 
 	run, err := newConfigRun(c, commandArgs)

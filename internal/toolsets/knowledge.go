@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -127,7 +128,7 @@ func hooksCommand() *cli.Command {
 				SkipFlagParsing: true,
 				Action: func(c *cli.Context) error {
 					if c.NArg() == 0 {
-						return cli.Exit("name the hook: kontext hooks run pre-commit|prepare-commit-msg|post-commit|post-merge|post-rewrite", 2)
+						return kcli.Missing(c, "<hook> ("+strings.Join(hooks.Names, ", ")+")")
 					}
 					// Its flags are git's arguments, but not a first --help.
 					if first := c.Args().First(); first == "--help" || first == "-h" {

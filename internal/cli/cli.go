@@ -150,6 +150,13 @@ func gitSaid(e *git.Error) string {
 
 // NewApp returns the kontext command line.
 func NewApp(toolsets []ToolsetFactory, stdout, stderr io.Writer) *cli.App {
+	// The commands read the definitions many times; each is built once.
+	toolsets = slices.Clone(toolsets)
+	for i := range toolsets {
+		if toolsets[i].Describe != nil {
+			toolsets[i].Describe = sync.OnceValue(toolsets[i].Describe)
+		}
+	}
 	cm := newCompletion()
 	app := &cli.App{
 		Name:                  "kontext",
@@ -414,7 +421,7 @@ func verbCommand(factories []ToolsetFactory, f ToolsetFactory, v Verb, cm *compl
 			return callTool(c, factories, v.Tool, args, names, "")
 		},
 	}
-	registerToolCompletion(cm, cmd, schema, toolFlags)
+	registerToolCompletion(cm, cmd, func() inputSchema { return schema }, toolFlags)
 	var argc []argCompletion
 	for _, a := range v.Args {
 		values := append(schema.enum(a), v.Values[a]...)
@@ -437,12 +444,13 @@ func verbCommand(factories []ToolsetFactory, f ToolsetFactory, v Verb, cm *compl
 }
 
 // registerToolCompletion makes the flags of a tool's parameters complete
-// to their schema's enum.
-func registerToolCompletion(cm *completion, cmd *cli.Command, schema inputSchema, toolFlags []cli.Flag) {
+// to their schema's enum. The schema is read only when a shell asks, not
+// every time kontext starts.
+func registerToolCompletion(cm *completion, cmd *cli.Command, schema func() inputSchema, toolFlags []cli.Flag) {
 	for _, fl := range toolFlags {
 		name := fl.Names()[0]
-		if values := schema.enum(name); len(values) > 0 {
-			cm.flagValues(cmd, name, fixed(values...))
+		if cm.flags[cmd][name] == nil {
+			cm.flagValues(cmd, name, func() []string { return schema().enum(name) })
 		}
 	}
 }
@@ -782,7 +790,7 @@ func callCommand(factories []ToolsetFactory, cm *completion) *cli.Command {
 				return callTool(c, factories, e.tool, args, names, e.tool)
 			},
 		}
-		registerToolCompletion(cm, sub, toolSchema(e.factory, e.tool), e.flags)
+		registerToolCompletion(cm, sub, sync.OnceValue(func() inputSchema { return toolSchema(e.factory, e.tool) }), e.flags)
 		cmd.Subcommands = append(cmd.Subcommands, sub)
 	}
 	return cmd

@@ -274,8 +274,7 @@ func (cm *completion) valuesOf(cmd *cli.Command, f cli.Flag, prefix, current str
 	if v == nil {
 		v = cm.global[name]
 	}
-	if v != nil {
-		values := v()
+	if values := valuesOrNil(v); len(values) > 0 {
 		if isSlice(f) {
 			values = splitCurrent(values, current)
 		}
@@ -288,6 +287,13 @@ func (cm *completion) valuesOf(cmd *cli.Command, f cli.Flag, prefix, current str
 		return nil, false, true
 	}
 	return nil, false, false
+}
+
+func valuesOrNil(v Values) []string {
+	if v == nil {
+		return nil
+	}
+	return v()
 }
 
 // splitCurrent lets a comma-separated list complete its last item

@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
+	"os/exec"
 	"os/signal"
 	"slices"
 	"sort"
@@ -22,6 +24,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/kontext-dev/kontext/internal/fsroot"
+	"github.com/kontext-dev/kontext/internal/git"
 	"github.com/kontext-dev/kontext/internal/mcp"
 )
 
@@ -41,20 +44,44 @@ type ToolsetFactory struct {
 	// Flags returns the generated CLI flags of one of its tools.
 	Flags func(tool string) []cli.Flag
 	// Verbs are commands that call one of its tools (kontext search …),
-	// with the tool's generated flags.
-	Verbs []Verb
-	// Commands are other commands the toolset brings.
+	// with the tool's generated flags, listed under Category in the help.
+	Verbs    []Verb
+	Category string
+	// NeedsWorkTree says its tools work only inside a git work tree: its
+	// verbs, and kontext call of its tools, say so before calling.
+	NeedsWorkTree bool
+	// Commands are other commands the toolset brings; each names its
+	// Category.
 	Commands []*cli.Command
+	// Args says what the positional arguments of Commands complete to in
+	// a shell, by the command's path under kontext ("hooks run").
+	Args map[string][]Arg
 }
 
-// Verb is a command that calls a tool: `kontext <Name> [<Arg>] --flags`.
+// Arg is what one positional argument completes to in a shell: Values,
+// or file names.
+type Arg struct {
+	Values func() []string
+	Files  bool
+}
+
+// Verb is a command that calls a tool: `kontext <Name> <Args>… --flags`.
 type Verb struct {
 	Name  string
 	Tool  string
 	Usage string
-	// Arg names the parameter the first positional argument fills
-	// (kontext search "order total"); "" takes none.
-	Arg string
+	// Args name the parameters the positional arguments fill, in order
+	// (kontext capture decision "Use SQLite"); one given as a flag is
+	// skipped, so the flags keep working alone.
+	Args []string
+	// Words makes the last of Args take every remaining argument, joined
+	// by spaces (kontext search order total).
+	Words bool
+	// Paths says the positional arguments complete to file names.
+	Paths bool
+	// Values are what parameters complete to in a shell where their
+	// schema has no enum (the kinds of entry).
+	Values map[string][]string
 }
 
 // Program is what a kontext binary serves: its toolsets, and the filter
@@ -67,88 +94,415 @@ type Program struct {
 	OutputFilter func(root *fsroot.Root) mcp.OutputFilter
 }
 
-// Main runs the command line and returns the process exit status. Errors are
-// one line on stderr.
+// metaArgs is the App.Metadata key of the arguments Main was given.
+const metaArgs = "kontext/args"
+
+// Main runs the command line and returns the process exit status: 0, 1
+// when the command failed, 2 when the command line is wrong (an unknown
+// command or flag, a missing or extra argument). Errors are one line on
+// stderr.
 func Main(args []string, p Program, stdout, stderr io.Writer) int {
 	app := NewApp(p, stdout, stderr)
-	if err := app.Run(flagsFirst(app, args)); err != nil {
-		var exit cli.ExitCoder
-		msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
-		if msg != "" {
-			fmt.Fprintln(stderr, "kontext: "+msg)
-		}
-		if errors.As(err, &exit) {
+	if len(args) > 0 {
+		app.Metadata[metaArgs] = args[1:]
+	}
+	args, err := helpArgs(app, args)
+	if err == nil {
+		err = app.Run(flagsFirst(app, args))
+	}
+	if err == nil {
+		return 0
+	}
+	if msg := errorLine(err); msg != "" {
+		fmt.Fprintln(stderr, "kontext: "+msg)
+	}
+	var exit cli.ExitCoder
+	if errors.As(err, &exit) {
+		// A failed git or client process says its own status too; kontext's
+		// is 1 for a failure whatever ran under it.
+		if _, ran := exit.(*exec.ExitError); !ran {
 			return exit.ExitCode()
 		}
-		return 2
 	}
-	return 0
+	return 1
+}
+
+// errorLine is an error as one line in kontext's words: no "Error: " that
+// the MCP layer puts before a failed tool's text, and no git command line
+// (what git said instead).
+func errorLine(err error) string {
+	msg := strings.TrimSpace(err.Error())
+	var ge *git.Error
+	if errors.As(err, &ge) {
+		msg = strings.Replace(msg, ge.Error(), "git: "+gitSaid(ge), 1)
+	}
+	for {
+		rest, ok := strings.CutPrefix(msg, "Error: ")
+		if !ok {
+			break
+		}
+		msg = rest
+	}
+	return strings.ReplaceAll(msg, "\n", "; ")
+}
+
+// gitSaid is the first line git printed on stderr, without "fatal: ".
+func gitSaid(e *git.Error) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(e.Stderr), "\n")
+	for _, p := range []string{"fatal: ", "error: "} {
+		line = strings.TrimPrefix(line, p)
+	}
+	if line == "" {
+		return "it failed (" + e.Err.Error() + ")"
+	}
+	return line
 }
 
 // NewApp returns the kontext command line.
 func NewApp(p Program, stdout, stderr io.Writer) *cli.App {
+	// The commands read the definitions many times; each is built once.
+	p.Toolsets = slices.Clone(p.Toolsets)
+	toolsets := p.Toolsets
+	for i := range toolsets {
+		if toolsets[i].Describe != nil {
+			toolsets[i].Describe = sync.OnceValue(toolsets[i].Describe)
+		}
+	}
+	cm := newCompletion()
 	app := &cli.App{
-		Name:                 "kontext",
-		Usage:                "repository context for coding agents, over MCP",
-		Version:              Version,
-		Writer:               stdout,
-		ErrWriter:            stderr,
-		EnableBashCompletion: true,
-		ExitErrHandler:       func(*cli.Context, error) {},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return cli.Exit(err.Error()+" (see kontext help)", 2)
-		},
-		Commands: []*cli.Command{
-			mcpCommand(p),
-			configCommand(),
-
-			toolsCommand(p),
-			callCommand(p),
-			versionCommand(),
+		Name:                  "kontext",
+		Usage:                 "repository context for coding agents, over MCP",
+		UsageText:             "kontext <command> [options]",
+		Version:               Version,
+		Writer:                stdout,
+		ErrWriter:             stderr,
+		HideHelpCommand:       true,
+		CustomAppHelpTemplate: appHelpTemplate,
+		Metadata:              map[string]any{},
+		ExitErrHandler:        func(*cli.Context, error) {},
+		OnUsageError:          func(c *cli.Context, err error, _ bool) error { return usageError(c, err) },
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return cli.ShowAppHelp(c)
+			}
+			return unknownCommand(c.App.Commands, c.Args().First(), "")
 		},
 	}
-	for _, f := range p.Toolsets {
+	commands := []*cli.Command{mcpCommand(p, cm), toolsCommand(p), callCommand(p, cm), configCommand(cm)}
+	for _, f := range toolsets {
 		for _, v := range f.Verbs {
-			app.Commands = append(app.Commands, verbCommand(p, f, v))
+			commands = append(commands, verbCommand(p, f, v, cm))
 		}
-		app.Commands = append(app.Commands, f.Commands...)
+		commands = append(commands, f.Commands...)
+	}
+	commands = append(commands, completionCommand(), versionCommand(), completeCommand(cm))
+	// The help lists categories in their order and, within one, the
+	// commands in the order they are made.
+	sort.SliceStable(commands, func(i, j int) bool {
+		return categoryRank(commands[i]) < categoryRank(commands[j])
+	})
+	app.Commands = commands
+
+	var toolsetNames, toolNames []string
+	for _, f := range toolsets {
+		toolsetNames = append(toolsetNames, f.Name)
+		for _, t := range f.Describe().Tools {
+			toolNames = append(toolNames, t.Name)
+		}
+	}
+	cm.global["toolsets"] = fixed(toolsetNames...)
+	cm.global["tools"] = fixed(toolNames...)
+	cm.args[app.Command("completion")] = []argCompletion{{values: fixed(shellNames()...)}}
+	for _, f := range toolsets {
+		for path, args := range f.Args {
+			cmd := commandAt(app, path)
+			if cmd == nil {
+				panic("kontext: ToolsetFactory.Args names no command: " + path)
+			}
+			for _, a := range args {
+				cm.args[cmd] = append(cm.args[cmd], argCompletion{values: a.Values, files: a.Files})
+			}
+		}
 	}
 	for _, cmd := range app.Commands {
-		cmd.OnUsageError = app.OnUsageError
+		prepare(app, cmd, "kontext "+cmd.Name)
 	}
+	app.Metadata["kontext/commands"] = commandList(app.Commands)
 	return app
 }
 
-// verbCommand is a tool as a command of its own.
-func verbCommand(p Program, f ToolsetFactory, v Verb) *cli.Command {
-	toolFlags := f.Flags(v.Tool)
-	flags := append(serverFlags(), toolFlags...)
-	usage := v.Usage
-	argsUsage := ""
-	if v.Arg != "" {
-		argsUsage = "[<" + v.Arg + ">]"
+func categoryRank(c *cli.Command) int {
+	if i := slices.Index(categoryOrder, c.Category); i >= 0 {
+		return i
 	}
-	return &cli.Command{
-		Name:      v.Name,
-		Usage:     usage,
-		ArgsUsage: argsUsage,
-		Flags:     flags,
-		Action: func(c *cli.Context) error {
-			positional := ""
-			if v.Arg != "" && c.NArg() > 0 {
-				positional = strings.Join(c.Args().Slice(), " ")
-			} else if c.NArg() > 0 {
-				return cli.Exit(fmt.Sprintf("%s takes no arguments, only flags (kontext %s --help)", v.Name, v.Name), 2)
+	return len(categoryOrder)
+}
+
+func shellNames() []string {
+	var out []string
+	for _, s := range shells {
+		out = append(out, s.name)
+	}
+	return out
+}
+
+// commandAt is the command at a path of names under kontext.
+func commandAt(app *cli.App, path string) *cli.Command {
+	cmds := app.Commands
+	var found *cli.Command
+	for _, name := range strings.Fields(path) {
+		found = findCommand(cmds, name)
+		if found == nil {
+			return nil
+		}
+		cmds = found.Subcommands
+	}
+	return found
+}
+
+// prepare gives every command what the whole command line shares: its
+// full name and usage line, usage errors in kontext's words, a group's
+// answer to an unknown subcommand, and the refusal of arguments a command
+// does not take.
+func prepare(app *cli.App, cmd *cli.Command, path string) {
+	if strings.Count(path, " ") > 1 {
+		// urfave names the top-level commands itself ("kontext " + name).
+		cmd.HelpName = path
+	}
+	if cmd.UsageText == "" {
+		cmd.UsageText = usageLine(path, cmd)
+	}
+	cmd.OnUsageError = app.OnUsageError
+	// "help" is a command only where commands are named (helpArgs): after
+	// kontext search it is what to search for.
+	cmd.HideHelpCommand = true
+	if len(cmd.Subcommands) > 0 {
+		if cmd.Action == nil {
+			cmd.Action = func(c *cli.Context) error {
+				if c.NArg() == 0 {
+					return cli.ShowSubcommandHelp(c)
+				}
+				return unknownCommand(c.Command.Subcommands, c.Args().First(), path)
 			}
-			return runCallWith(c, p, v.Tool, toolFlags, v.Arg, positional)
+		}
+		for _, sub := range cmd.Subcommands {
+			prepare(app, sub, path+" "+sub.Name)
+		}
+		return
+	}
+	if cmd.ArgsUsage == "" && !cmd.SkipFlagParsing && cmd.Action != nil {
+		action := cmd.Action
+		cmd.Action = func(c *cli.Context) error {
+			if err := CheckArgs(c, 0); err != nil {
+				return err
+			}
+			return action(c)
+		}
+	}
+}
+
+// unknownCommand is the error for a command that does not exist: the
+// closest names, when one is close, and exit status 2.
+func unknownCommand(cmds []*cli.Command, name, parent string) error {
+	var names []string
+	for _, c := range cmds {
+		if !c.Hidden {
+			names = append(names, c.Names()...)
+		}
+	}
+	where, list := "", "(kontext --help lists the commands)"
+	if parent != "" {
+		where, list = " for "+parent, "("+parent+" --help lists them)"
+	}
+	if hint := didYouMean(name, names, quoted); hint != "" {
+		return cli.Exit(fmt.Sprintf("unknown command %q%s%s", name, where, hint), 2)
+	}
+	return cli.Exit(fmt.Sprintf("unknown command %q%s %s", name, where, list), 2)
+}
+
+// helpArgs turns `kontext help a b` (and `kontext a help b`) into
+// `kontext a b --help`, and refuses a help topic that is no command the
+// way an unknown command is refused.
+func helpArgs(app *cli.App, args []string) ([]string, error) {
+	cmds := app.Commands
+	path := []string{}
+	parent := ""
+	for i := 1; i < len(args); i++ {
+		word := args[i]
+		if word != "help" && word != "h" {
+			c := findCommand(cmds, word)
+			if c == nil || len(c.Subcommands) == 0 {
+				return args, nil
+			}
+			path = append(path, word)
+			parent = strings.TrimSpace(parent + " " + word)
+			cmds = c.Subcommands
+			continue
+		}
+		for _, topic := range args[i+1:] {
+			if strings.HasPrefix(topic, "-") {
+				break
+			}
+			c := findCommand(cmds, topic)
+			if c == nil || c.Hidden {
+				p := ""
+				if parent != "" {
+					p = "kontext " + parent
+				}
+				return nil, unknownCommand(cmds, topic, p)
+			}
+			path = append(path, topic)
+			parent = strings.TrimSpace(parent + " " + topic)
+			cmds = c.Subcommands
+		}
+		return append(append([]string{args[0]}, path...), "--help"), nil
+	}
+	return args, nil
+}
+
+// verbCommand is a tool as a command of its own.
+func verbCommand(p Program, f ToolsetFactory, v Verb, cm *completion) *cli.Command {
+	schema := toolSchema(f, v.Tool)
+	toolFlags := f.Flags(v.Tool)
+	// How the command line names each parameter: <query> for one the
+	// arguments fill, --limit for the others.
+	names := map[string]string{}
+	var argsUsage []string
+	for i, a := range v.Args {
+		names[a] = "<" + a + ">"
+		u := "<" + a + ">"
+		if v.Words && i == len(v.Args)-1 {
+			u += "…"
+		}
+		if !slices.Contains(schema.Required, a) {
+			u = "[" + u + "]"
+		}
+		argsUsage = append(argsUsage, u)
+	}
+	for _, fl := range toolFlags {
+		name := fl.Names()[0]
+		if _, positional := names[name]; positional {
+			// The flag still works; the help says the argument does the same.
+			setUsage(fl, strings.TrimSuffix(flagUsage(fl), " (required)")+" (required; or give it as "+names[name]+")")
+			continue
+		}
+		names[name] = "--" + displayNames(fl)[0]
+	}
+	cmd := &cli.Command{
+		Name:      v.Name,
+		Usage:     v.Usage,
+		Category:  f.Category,
+		ArgsUsage: strings.Join(argsUsage, " "),
+		Flags:     append([]cli.Flag{RootFlag()}, toolFlags...),
+		Action: func(c *cli.Context) error {
+			args, err := toolArguments(c, toolFlags)
+			if err != nil {
+				return err
+			}
+			var free []string
+			for _, a := range v.Args {
+				if _, given := args[a]; !given {
+					free = append(free, a)
+				}
+			}
+			rest := c.Args().Slice()
+			for i, a := range free {
+				if len(rest) == 0 {
+					break
+				}
+				value := rest[0]
+				rest = rest[1:]
+				if v.Words && a == v.Args[len(v.Args)-1] && i == len(free)-1 {
+					value = strings.Join(append([]string{value}, rest...), " ")
+					rest = nil
+				}
+				args[a], _ = json.Marshal(value)
+			}
+			if len(rest) > 0 {
+				return UnexpectedArgs(c, rest)
+			}
+			if missing := schema.missing(args, names); len(missing) > 0 {
+				return Missing(c, missing...)
+			}
+			if f.NeedsWorkTree {
+				if _, err := WorkTree(c); err != nil {
+					return err
+				}
+			}
+			return callTool(c, p, v.Tool, args, names, "")
 		},
 	}
+	registerToolCompletion(cm, cmd, func() inputSchema { return schema }, toolFlags)
+	var argc []argCompletion
+	for _, a := range v.Args {
+		values := append(schema.enum(a), v.Values[a]...)
+		ac := argCompletion{files: v.Paths}
+		if len(values) > 0 {
+			ac.values = fixed(values...)
+		}
+		argc = append(argc, ac)
+		if len(v.Values[a]) > 0 {
+			cm.flagValues(cmd, a, fixed(values...))
+		}
+	}
+	cm.args[cmd] = argc
+	for name, values := range v.Values {
+		if !slices.Contains(v.Args, name) {
+			cm.flagValues(cmd, name, fixed(append(schema.enum(name), values...)...))
+		}
+	}
+	return cmd
+}
+
+// registerToolCompletion makes the flags of a tool's parameters complete
+// to their schema's enum. The schema is read only when a shell asks, not
+// every time kontext starts.
+func registerToolCompletion(cm *completion, cmd *cli.Command, schema func() inputSchema, toolFlags []cli.Flag) {
+	for _, fl := range toolFlags {
+		name := fl.Names()[0]
+		if cm.flags[cmd][name] == nil {
+			cm.flagValues(cmd, name, func() []string { return schema().enum(name) })
+		}
+	}
+}
+
+// jsonObject reads --args: a JSON object, or an error saying what it is
+// instead.
+func jsonObject(raw string, into *map[string]json.RawMessage) error {
+	var v any
+	if err := json.Unmarshal([]byte(raw), &v); err != nil {
+		return cli.Exit("--args is not JSON: "+err.Error(), 2)
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return cli.Exit(fmt.Sprintf("--args must be a JSON object ({\"param\": value, …}), not %s", jsonKind(v)), 2)
+	}
+	return json.Unmarshal([]byte(raw), into)
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return "null"
+}
+
+// RootFlag is --root, as every command that works on a repository has it
+// (Root reads it).
+func RootFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "root", TakesFile: true, Usage: "the repository at `DIR` (default $KONTEXT_ROOT, else $AGENT_CONTEXT_ROOT, else the working directory)"}
 }
 
 // serverFlags are the flags that choose what a server serves.
 func serverFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "root", Usage: "repository root (default $KONTEXT_ROOT, else $AGENT_CONTEXT_ROOT, else the working directory)"},
+		RootFlag(),
 		&cli.StringSliceFlag{Name: "toolsets", Usage: "serve only these toolsets (comma-separated; default all)"},
 		&cli.StringSliceFlag{Name: "tools", Usage: "serve these tools too (comma-separated)"},
 		&cli.BoolFlag{Name: "read-only", Usage: "serve only tools that state readOnlyHint: true (wins over --toolsets and --tools)"},
@@ -176,7 +530,7 @@ type built struct {
 // buildServer opens the root and the toolsets and applies the filter. An
 // unknown toolset or tool name is an error, not an empty server.
 func buildServer(c *cli.Context, p Program, opts mcp.Options, log *slog.Logger) (*built, error) {
-	choice, err := fsroot.Choose(c.String("root"), os.Getenv)
+	choice, err := Root(c)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +545,7 @@ func buildServer(c *cli.Context, p Program, opts mcp.Options, log *slog.Logger) 
 	}
 	for _, ts := range filter.Toolsets {
 		if !slices.Contains(names, ts) {
-			return nil, fmt.Errorf("unknown toolset %q (known: %s)", ts, strings.Join(names, ", "))
+			return nil, cli.Exit(fmt.Sprintf("unknown toolset %q%s (known: %s)", ts, didYouMean(ts, names, quoted), strings.Join(names, ", ")), 2)
 		}
 	}
 	var sets []*mcp.Toolset
@@ -212,7 +566,7 @@ func buildServer(c *cli.Context, p Program, opts mcp.Options, log *slog.Logger) 
 	}
 	for _, t := range filter.Tools {
 		if !known[t] {
-			return nil, fmt.Errorf("unknown tool %q (kontext tools lists them)", t)
+			return nil, unknownTool(t, slices.Sorted(maps.Keys(known)))
 		}
 	}
 	opts.Filter = filter
@@ -231,16 +585,25 @@ func buildServer(c *cli.Context, p Program, opts mcp.Options, log *slog.Logger) 
 	return &built{server: srv, root: root}, nil
 }
 
-func mcpCommand(p Program) *cli.Command {
+// unknownTool is the error for a tool name that names no tool.
+func unknownTool(name string, known []string) error {
+	if hint := didYouMean(name, known, quoted); hint != "" {
+		return cli.Exit(fmt.Sprintf("unknown tool %q%s", name, hint), 2)
+	}
+	return cli.Exit(fmt.Sprintf("unknown tool %q (kontext tools lists them)", name), 2)
+}
+
+func mcpCommand(p Program, cm *completion) *cli.Command {
 	flags := append(serverFlags(),
 		&cli.DurationFlag{Name: "request-timeout", Value: 120 * time.Second, Usage: "bound on every request; 0 disables"},
 		&cli.StringFlag{Name: "log-level", Value: "info", Usage: "diagnostics on stderr: debug, info, warn, error"},
 		&cli.IntFlag{Name: "page-size", Value: 100, Usage: "items per page of a list method", Hidden: true},
 	)
-	return &cli.Command{
-		Name:  "mcp",
-		Usage: "serve MCP over stdio (JSON-RPC on stdout, diagnostics on stderr)",
-		Flags: flags,
+	cmd := &cli.Command{
+		Name:     "mcp",
+		Category: CategoryServing,
+		Usage:    "serve MCP over stdio (JSON-RPC on stdout, diagnostics on stderr)",
+		Flags:    flags,
 		Action: func(c *cli.Context) error {
 			log, err := stderrLogger(c.App.ErrWriter, c.String("log-level"))
 			if err != nil {
@@ -269,6 +632,8 @@ func mcpCommand(p Program) *cli.Command {
 			return b.server.ServeStdio(ctx)
 		},
 	}
+	cm.flagValues(cmd, "log-level", fixed("debug", "info", "warn", "error"))
+	return cmd
 }
 
 // waitingNotice is what kontext mcp says when its stdin is a terminal:
@@ -279,7 +644,7 @@ const waitingNotice = "kontext mcp is waiting for an MCP client on stdin; a clie
 func stderrLogger(w io.Writer, level string) (*slog.Logger, error) {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(level)); err != nil {
-		return nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", level)
+		return nil, cli.Exit(fmt.Sprintf("--log-level %q: use debug, info, warn or error", level), 2)
 	}
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
 }
@@ -331,9 +696,10 @@ func inProcess(ctx context.Context, srv *mcp.Server) (*mcp.Client, func(), error
 
 func toolsCommand(p Program) *cli.Command {
 	return &cli.Command{
-		Name:  "tools",
-		Usage: "list the tools the server would advertise (with the same flags as mcp)",
-		Flags: append(serverFlags(), &cli.BoolFlag{Name: "json", Usage: "print the tools/list result as JSON"}),
+		Name:     "tools",
+		Category: CategoryServing,
+		Usage:    "list the tools the server would advertise (with the same flags as mcp)",
+		Flags:    append(serverFlags(), &cli.BoolFlag{Name: "json", Usage: "print the tools/list result as JSON"}),
 		Action: func(c *cli.Context) error {
 			log := slog.New(slog.NewTextHandler(io.Discard, nil))
 			b, err := buildServer(c, p, mcp.Options{}, log)
@@ -378,40 +744,68 @@ func toolsCommand(p Program) *cli.Command {
 	}
 }
 
-func callCommand(p Program) *cli.Command {
+func callCommand(p Program, cm *completion) *cli.Command {
 	cmd := &cli.Command{
 		Name:      "call",
+		Category:  CategoryServing,
 		Usage:     "call a tool: kontext call <tool> --<param> value …",
-		ArgsUsage: "<tool>",
+		UsageText: "kontext call <tool> [options] [--<param> value …]",
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
-				return cli.Exit("name a tool: kontext call <tool> (kontext tools lists them)", 2)
+				return Missing(c, "<tool> (kontext tools lists them)")
 			}
-			return cli.Exit(fmt.Sprintf("unknown tool %q (kontext tools lists them)", c.Args().First()), 2)
+			var known []string
+			for _, sub := range c.Command.Subcommands {
+				known = append(known, sub.Name)
+			}
+			return unknownTool(c.Args().First(), known)
 		},
 	}
 	type entry struct {
+		factory              ToolsetFactory
 		tool, toolset, usage string
 		flags                []cli.Flag
 	}
 	var entries []entry
 	for _, f := range p.Toolsets {
 		for _, t := range f.Describe().Tools {
-			entries = append(entries, entry{t.Name, f.Name, t.Title, f.Flags(t.Name)})
+			entries = append(entries, entry{f, t.Name, f.Name, t.Title, f.Flags(t.Name)})
 		}
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].tool < entries[j].tool })
 	for _, e := range entries {
-		e := e
 		flags := append(serverFlags(), e.flags...)
 		flags = append(flags, &cli.StringFlag{Name: "args", Usage: "all arguments as one JSON object (other parameter flags are merged over it)"})
-		cmd.Subcommands = append(cmd.Subcommands, &cli.Command{
-			Name:         e.tool,
-			Usage:        e.usage + " [" + e.toolset + "]",
-			Flags:        flags,
-			OnUsageError: func(_ *cli.Context, err error, _ bool) error { return cli.Exit(err.Error(), 2) },
-			Action:       func(c *cli.Context) error { return runCall(c, p, e.tool, e.flags) },
-		})
+		names := map[string]string{}
+		for _, fl := range e.flags {
+			names[fl.Names()[0]] = "--" + displayNames(fl)[0]
+		}
+		sub := &cli.Command{
+			Name:  e.tool,
+			Usage: e.usage + " [" + e.toolset + "]",
+			Flags: flags,
+			Action: func(c *cli.Context) error {
+				args := map[string]json.RawMessage{}
+				if raw := c.String("args"); c.IsSet("args") && raw != "" {
+					if err := jsonObject(raw, &args); err != nil {
+						return err
+					}
+				}
+				fromFlags, err := toolArguments(c, e.flags)
+				if err != nil {
+					return err
+				}
+				maps.Copy(args, fromFlags)
+				if e.factory.NeedsWorkTree {
+					if _, err := WorkTree(c); err != nil {
+						return err
+					}
+				}
+				return callTool(c, p, e.tool, args, names, e.tool)
+			},
+		}
+		registerToolCompletion(cm, sub, sync.OnceValue(func() inputSchema { return toolSchema(e.factory, e.tool) }), e.flags)
+		cmd.Subcommands = append(cmd.Subcommands, sub)
 	}
 	return cmd
 }
@@ -426,24 +820,19 @@ func flagsFirst(app *cli.App, args []string) []string {
 	}
 	var cmd *cli.Command
 	for _, c := range app.Commands {
-		if c.HasName(args[1]) && len(c.Subcommands) == 0 {
+		if c.HasName(args[1]) && len(c.Subcommands) == 0 && !c.SkipFlagParsing {
 			cmd = c
 		}
 	}
 	if cmd == nil {
 		return args
 	}
-	takesValue := map[string]bool{}
+	valued := map[string]bool{}
 	for _, f := range cmd.Flags {
-		_, isBool := f.(*cli.BoolFlag)
-		if g, ok := f.(*cli.GenericFlag); ok {
+		for _, n := range f.Names() {
 			// A generic flag that tells the flag package it is boolean
 			// (config --write) takes no separate value either.
-			b, ok := g.Value.(interface{ IsBoolFlag() bool })
-			isBool = ok && b.IsBoolFlag()
-		}
-		for _, n := range f.Names() {
-			takesValue[n] = !isBool
+			valued[n] = takesValue(f)
 		}
 	}
 	var flags, positional []string
@@ -463,7 +852,7 @@ func flagsFirst(app *cli.App, args []string) []string {
 		if strings.Contains(name, "=") {
 			continue
 		}
-		if takesValue[name] && i+1 < len(rest) {
+		if valued[name] && i+1 < len(rest) {
 			i++
 			flags = append(flags, rest[i])
 		}

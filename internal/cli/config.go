@@ -55,11 +55,12 @@ func (w *writeTarget) Set(v string) error {
 func (w *writeTarget) String() string   { return w.path }
 func (w *writeTarget) IsBoolFlag() bool { return true }
 
-func configCommand() *cli.Command {
+func configCommand(cm *completion) *cli.Command {
 	commandArgs := &argList{}
 	write := &writeTarget{}
-	return &cli.Command{
+	cmd := &cli.Command{
 		Name:      "config",
+		Category:  CategorySetup,
 		Usage:     "connect an MCP client: print, write or add the entry that starts kontext",
 		ArgsUsage: "<client>",
 		Description: "Prints the value of the client's servers field holding only the kontext entry, in the format\n" +
@@ -77,19 +78,29 @@ func configCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "list", Usage: "list the supported clients, their files and one-liners"},
 			&cli.BoolFlag{Name: "all", Usage: "print every client's entry, each after a header naming the client and its file"},
-			&cli.StringFlag{Name: "scope", Usage: "`SCOPE`: project (the file in the repository) or user (the file in your home); the client's usual one by default (kontext config --list marks it)"},
+			&cli.StringFlag{Name: "scope", Usage: "the `SCOPE` of the client's file: project (the one in the repository) or user (the one in your home); the client's usual one by default (kontext config --list marks it)"},
 			&cli.StringFlag{Name: "root", TakesFile: true, Usage: "the repository the server serves, passed as --root `DIR`; --root '' passes none"},
 			&cli.BoolFlag{Name: "absolute", Usage: "run this kontext binary by its absolute path (desktop applications do not see your shell's PATH)"},
 			&cli.StringFlag{Name: "name", Value: clients.ServerName, Usage: "the server's `NAME` in the client"},
 			&cli.StringFlag{Name: "command", Value: clients.DefaultCommand, Usage: "the command the client runs"},
-			&cli.GenericFlag{Name: "command-arg", Value: commandArgs, Usage: "an argument of the command; repeat it for more, in order (default: mcp; any given replace it)"},
-			&cli.GenericFlag{Name: "write", Value: write, TakesFile: true, Usage: "merge the entry into the client's file for --scope, keeping everything else in it; --write `FILE` (or --write=FILE) merges into FILE instead"},
+			&cli.GenericFlag{Name: "command-arg", Value: commandArgs, Usage: "an argument of the command; repeat it for more, in order (default mcp; any given replace it)"},
+			&cli.GenericFlag{Name: "write", Value: write, TakesFile: true, Usage: "merge the entry into the client's file for --scope, keeping everything else in it; with a `FILE`, into that file instead (also --write FILE <client>)"},
 			&cli.BoolFlag{Name: "file", Usage: "print a whole configuration file holding only the entry, to save as it is"},
 			&cli.BoolFlag{Name: "command-line", Usage: "print the client's own command that adds the entry (claude, codex, gemini, code)"},
 			&cli.BoolFlag{Name: "link", Usage: "print the client's install link (Cursor, VS Code)"},
 		},
 		Action: func(c *cli.Context) error { return runConfig(c, commandArgs, write) },
 	}
+	cm.args[cmd] = []argCompletion{{values: func() []string {
+		var out []string
+		for _, id := range clients.IDs() {
+			cl, _ := clients.Lookup(id)
+			out = append(out, id+"\t"+cl.Title)
+		}
+		return out
+	}}}
+	cm.flagValues(cmd, "scope", fixed(string(clients.Project), string(clients.User)))
+	return cmd
 }
 
 // configRun is one `kontext config` invocation's choices.
@@ -138,9 +149,9 @@ func runConfig(c *cli.Context, commandArgs *argList, write *writeTarget) error {
 	case len(names) > 1 && strings.HasPrefix(names[1], "-"):
 		return cli.Exit(fmt.Sprintf("flags go before the client: kontext config [flags] %s", names[0]), 2)
 	case len(names) > 1:
-		return cli.Exit(fmt.Sprintf("one client at a time, not %d (%s)", len(names), strings.Join(names, ", ")), 2)
+		return UnexpectedArgs(c, names[1:])
 	case len(names) == 0 && !all:
-		return cli.Exit(fmt.Sprintf("name a client: kontext config <client>, one of %s (kontext config --list describes them)", known), 2)
+		return Missing(c, fmt.Sprintf("<client> (one of %s; kontext config --list describes them)", known))
 	}
 
 	run, err := newConfigRun(c, commandArgs)
@@ -158,7 +169,7 @@ func runConfig(c *cli.Context, commandArgs *argList, write *writeTarget) error {
 		if write.set && looksLikePath(names[0]) {
 			return cli.Exit(fmt.Sprintf("--write %s: name the client too: kontext config --write %s <client> (one of %s)", names[0], names[0], known), 2)
 		}
-		return cli.Exit(fmt.Sprintf("unknown client %q (known: %s)", names[0], known), 2)
+		return cli.Exit(fmt.Sprintf("unknown client %q%s (known: %s)", names[0], didYouMean(names[0], clients.IDs(), quoted), known), 2)
 	}
 	run.warnIfNotOnPath()
 	switch {

@@ -22,8 +22,9 @@ func init() {
 
 func versionCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "version",
-		Usage: "print the version, the revision it was built from and the MCP revisions",
+		Name:     "version",
+		Category: CategorySetup,
+		Usage:    "print the version, the revision it was built from and the MCP revisions",
 		Action: func(c *cli.Context) error {
 			cli.VersionPrinter(c)
 			return nil

@@ -4,6 +4,7 @@ package cliflag
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -15,7 +16,7 @@ type jsonValue struct{ raw json.RawMessage }
 
 func (v *jsonValue) Set(s string) error {
 	if !json.Valid([]byte(s)) {
-		return fmt.Errorf("not JSON: %s", s)
+		return errors.New("not JSON")
 	}
 	v.raw = json.RawMessage(s)
 	return nil

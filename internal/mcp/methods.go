@@ -202,7 +202,7 @@ func (c *call) callTool() (any, error) {
 		return nil, InvalidParams(map[string]any{"tool": p.Name}, Violation{Path: "/name", Message: "unknown tool " + p.Name})
 	}
 	if vs, problems := t.validator.validate(p.Arguments); len(vs) > 0 {
-		if t.InvalidArguments == InvalidArgumentsToolResult {
+		if t.InvalidArguments == InvalidArgumentsToolResult && !c.ss.srv.opts.RefuseInvalidArguments {
 			return c.toolResult(invalidArgumentsResult(p.Name, problems)), nil
 		}
 		for i := range vs {
@@ -213,7 +213,7 @@ func (c *call) callTool() (any, error) {
 	res, err := t.Call(c.ctx, p.Arguments)
 	if err != nil {
 		if e, ok := asProtocolError(err); ok {
-			if t.InvalidArguments == InvalidArgumentsToolResult && e.Code == errcodes.InvalidParams {
+			if t.InvalidArguments == InvalidArgumentsToolResult && !c.ss.srv.opts.RefuseInvalidArguments && e.Code == errcodes.InvalidParams {
 				return c.toolResult(invalidArgumentsResult(p.Name, refusedArguments(e))), nil
 			}
 			return nil, e

@@ -39,6 +39,11 @@ type Options struct {
 	// data.maxInFlight. Methods answered on the read loop (ping, lists)
 	// and subscription listeners are not counted.
 	MaxInFlight, MaxQueued int
+	// RefuseInvalidArguments answers every tool's invalid arguments with
+	// -32602 and its violations, whatever the tool's InvalidArguments
+	// policy: a client that names the parameters itself (the command line,
+	// which speaks of its flags) asks for them so.
+	RefuseInvalidArguments bool
 	// Filter chooses which tools are served.
 	Filter Filter
 	// Logger receives diagnostics (never stdout). Discarded when nil.

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	kcli "github.com/kontext-dev/kontext/internal/cli"
 	"github.com/kontext-dev/kontext/internal/clients"
 	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/git"
@@ -27,9 +28,10 @@ func bootstrapCommands() []*cli.Command {
 	rootFlag := newRootFlag()
 	return []*cli.Command{
 		{
-			Name:  "init",
-			Usage: "set up the team's knowledge store: scan, history, render, then install the git hooks",
-			Flags: []cli.Flag{rootFlag, &cli.BoolFlag{Name: "no-hooks", Usage: "do not install the git hooks"}},
+			Name:     "init",
+			Category: kcli.CategorySetup,
+			Usage:    "set up the team's knowledge store: scan, history, render, then install the git hooks",
+			Flags:    []cli.Flag{rootFlag, &cli.BoolFlag{Name: "no-hooks", Usage: "do not install the git hooks"}},
 			Action: pipelineAction(func(ctx context.Context, c *cli.Context, p *bootstrap.Pipeline) error {
 				branch, err := p.StoreElsewhere(ctx)
 				if err != nil {
@@ -54,9 +56,10 @@ func bootstrapCommands() []*cli.Command {
 			}),
 		},
 		{
-			Name:  "scan",
-			Usage: "scan the repository for the bootstrap (languages, manifests, modules, ADRs, agent rules)",
-			Flags: []cli.Flag{rootFlag},
+			Name:     "scan",
+			Category: kcli.CategorySetup,
+			Usage:    "scan the repository for the bootstrap (languages, manifests, modules, ADRs, agent rules)",
+			Flags:    []cli.Flag{rootFlag},
 			Action: pipelineAction(func(ctx context.Context, c *cli.Context, p *bootstrap.Pipeline) error {
 				s, err := p.Scan(ctx)
 				if err != nil {
@@ -75,9 +78,10 @@ func bootstrapCommands() []*cli.Command {
 			}),
 		},
 		{
-			Name:  "history",
-			Usage: "score the history for decisions and cluster them per module",
-			Flags: []cli.Flag{rootFlag},
+			Name:     "history",
+			Category: kcli.CategorySetup,
+			Usage:    "score the history for decisions and cluster them per module",
+			Flags:    []cli.Flag{rootFlag},
 			Action: pipelineAction(func(ctx context.Context, c *cli.Context, p *bootstrap.Pipeline) error {
 				s, err := p.Scan(ctx)
 				if err != nil {
@@ -95,9 +99,10 @@ func bootstrapCommands() []*cli.Command {
 			}),
 		},
 		{
-			Name:  "render",
-			Usage: "write the store's generated files (facts between the kontext:facts markers only)",
-			Flags: []cli.Flag{rootFlag},
+			Name:     "render",
+			Category: kcli.CategorySetup,
+			Usage:    "write the store's generated files (facts between the kontext:facts markers only)",
+			Flags:    []cli.Flag{rootFlag},
 			Action: pipelineAction(func(ctx context.Context, c *cli.Context, p *bootstrap.Pipeline) error {
 				written, err := p.Bootstrap(ctx)
 				if err != nil {
@@ -113,7 +118,7 @@ func bootstrapCommands() []*cli.Command {
 // openPipeline opens the bootstrap of the repository the flags name, with
 // progress on a terminal. The caller closes p.Git.
 func openPipeline(ctx context.Context, c *cli.Context, engine *repo.Engine) (p *bootstrap.Pipeline, err error) {
-	choice, err := fsroot.Choose(c.String("root"), os.Getenv)
+	choice, err := kcli.WorkTree(c)
 	if err != nil {
 		return nil, err
 	}

@@ -220,8 +220,10 @@ func TestKnowledgeVerbsAgree(t *testing.T) {
 	verbs, args := map[string]string{}, map[string]string{}
 	for _, v := range toolsets.Knowledge().Verbs {
 		verbs[v.Tool] = v.Name
-		if v.Arg != "" {
-			args[v.Tool] = v.Arg
+		// A verb of one positional argument takes it bare in the replies
+		// (kontext read git:abc1234); the others' arguments are flags.
+		if len(v.Args) == 1 {
+			args[v.Tool] = v.Args[0]
 		}
 	}
 	if !reflect.DeepEqual(verbs, knowledge.ToolVerbs) || !reflect.DeepEqual(args, knowledge.ToolVerbArgs) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -30,30 +31,43 @@ func Knowledge() kcli.ToolsetFactory {
 			h := knowledge.NewHandlers(svc)
 			return h.Toolset(), h.Attach, nil
 		},
-		Flags: spec.Flags,
+		Flags:         spec.Flags,
+		Category:      kcli.CategoryKnowledge,
+		NeedsWorkTree: true,
 		Verbs: []kcli.Verb{
 			{Name: "brief", Tool: "ctx_brief", Usage: "the team's context for this repository"},
-			{Name: "search", Tool: "ctx_search", Arg: "query", Usage: "search decisions, conventions, learnings, incidents, docs and commits"},
-			{Name: "read", Tool: "ctx_read", Arg: "uri", Usage: "read kx:<id>, file:<path>[#section], git:<sha>, inbox:<id> or a path"},
-			{Name: "why", Tool: "ctx_why", Arg: "target", Usage: "why a path, a line, a commit or a symbol is the way it is"},
-			{Name: "log", Tool: "ctx_log", Usage: "the timeline of one kind of entry"},
-			{Name: "capture", Tool: "ctx_capture", Usage: "capture a decision, convention, learning or incident"},
+			{Name: "search", Tool: "ctx_search", Args: []string{"query"}, Words: true, Usage: "search decisions, conventions, learnings, incidents, docs and commits"},
+			{Name: "read", Tool: "ctx_read", Args: []string{"uri"}, Paths: true, Usage: "read kx:<id>, file:<path>[#section], git:<sha>, inbox:<id> or a path"},
+			{Name: "why", Tool: "ctx_why", Args: []string{"target"}, Paths: true, Usage: "why a path, a line, a commit or a symbol is the way it is"},
+			{Name: "log", Tool: "ctx_log", Usage: "the timeline of one kind of entry", Values: map[string][]string{"kind": entryKinds}},
+			{Name: "capture", Tool: "ctx_capture", Args: []string{"kind", "title"}, Usage: "capture a decision, convention, learning or incident", Values: map[string][]string{"kind": entryKinds}},
 			{Name: "inbox", Tool: "ctx_inbox", Usage: "list, show, promote or drop captured candidates"},
 			{Name: "prepare-commit", Tool: "ctx_prepare_commit", Usage: "promote and drop candidates, stage the knowledge, report on the change"},
 		},
-		Commands: append([]*cli.Command{settingsCommand(), hooksCommand(), checkCommand(), statusCommand()}, bootstrapCommands()...),
+		Commands: append([]*cli.Command{settingsCommand(), checkCommand(), statusCommand(), hooksCommand()}, bootstrapCommands()...),
+		Args: map[string][]kcli.Arg{
+			"hooks run": {{Values: func() []string { return hooks.Names }}},
+		},
 	}
 }
+
+// entryKinds are what kontext capture and log complete a kind to: the
+// four kinds of entry (the store takes aliases too).
+var entryKinds = []string{"decision", "convention", "learning", "incident"}
 
 // settingsCommand prints the effective knowledge configuration and the file
 // each value comes from. Named so that it cannot be taken for the client
 // presets of `kontext config <client>`.
 func settingsCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "settings",
-		Usage: "print the effective knowledge configuration and where each value comes from",
-		Flags: []cli.Flag{newRootFlag()},
+		Name:     "settings",
+		Category: kcli.CategoryKnowledge,
+		Usage:    "print the effective knowledge configuration and where each value comes from",
+		Flags:    []cli.Flag{newRootFlag()},
 		Action: func(c *cli.Context) error {
+			if _, err := kcli.WorkTree(c); err != nil {
+				return err
+			}
 			text, err := knowledge.Settings(c.Context, c.String("root"))
 			if err != nil {
 				return err
@@ -69,7 +83,7 @@ func settingsCommand() *cli.Command {
 func hooksCommand() *cli.Command {
 	rootFlag := newRootFlag()
 	withRepo := func(c *cli.Context, f func(context.Context, *git.Repo) error) error {
-		choice, err := fsroot.Choose(c.String("root"), os.Getenv)
+		choice, err := kcli.WorkTree(c)
 		if err != nil {
 			return err
 		}
@@ -81,8 +95,9 @@ func hooksCommand() *cli.Command {
 		return f(c.Context, repo)
 	}
 	return &cli.Command{
-		Name:  "hooks",
-		Usage: "install, remove or inspect the git hooks that check and link the team's knowledge",
+		Name:     "hooks",
+		Category: kcli.CategorySetup,
+		Usage:    "install, remove or inspect the git hooks that check and link the team's knowledge",
 		Subcommands: []*cli.Command{
 			{
 				Name:  "install",
@@ -113,7 +128,12 @@ func hooksCommand() *cli.Command {
 				SkipFlagParsing: true,
 				Action: func(c *cli.Context) error {
 					if c.NArg() == 0 {
-						return cli.Exit("name the hook: kontext hooks run pre-commit|prepare-commit-msg|post-commit|post-merge|post-rewrite", 2)
+						return kcli.Missing(c, "<hook> ("+strings.Join(hooks.Names, ", ")+")")
+					}
+					// Its flags are git's arguments, but not a first --help.
+					if first := c.Args().First(); first == "--help" || first == "-h" {
+						cli.HelpPrinter(c.App.Writer, cli.CommandHelpTemplate, c.Command)
+						return nil
 					}
 					// The hook's repository is the one git runs it in, whatever
 					// KONTEXT_ROOT says.
@@ -162,13 +182,17 @@ func installHooks(ctx context.Context, repo *git.Repo, w io.Writer) error {
 // exits 1 when it finds errors.
 func checkCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "check",
-		Usage: "validate the knowledge store and scan it for secrets (exit status 1 on errors)",
+		Name:     "check",
+		Category: kcli.CategoryKnowledge,
+		Usage:    "validate the knowledge store and scan it for secrets (exit status 1 on errors)",
 		Flags: []cli.Flag{
 			newRootFlag(),
 			&cli.BoolFlag{Name: "staged", Usage: "check the staged knowledge, as the pre-commit hook does"},
 		},
 		Action: func(c *cli.Context) error {
+			if _, err := kcli.WorkTree(c); err != nil {
+				return err
+			}
 			errs, err := knowledge.Check(c.Context, c.String("root"), c.Bool("staged"), c.App.Writer)
 			if err != nil {
 				return err
@@ -184,10 +208,14 @@ func checkCommand() *cli.Command {
 // statusCommand prints one screen on the repository's knowledge.
 func statusCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "status",
-		Usage: "the store, the inbox, stale decisions, problems, the hooks and the bootstrap, on one screen",
-		Flags: []cli.Flag{newRootFlag()},
+		Name:     "status",
+		Category: kcli.CategoryKnowledge,
+		Usage:    "the store, the inbox, stale decisions, problems, the hooks and the bootstrap, on one screen",
+		Flags:    []cli.Flag{newRootFlag()},
 		Action: func(c *cli.Context) error {
+			if _, err := kcli.WorkTree(c); err != nil {
+				return err
+			}
 			text, err := knowledge.Status(c.Context, c.String("root"))
 			if err != nil {
 				return err

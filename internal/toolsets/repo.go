@@ -23,7 +23,11 @@ func Repo() kcli.ToolsetFactory {
 			return tools.New(root, sharedEngine()).Toolset(), nil, nil
 		},
 		Flags:    repoFlags,
+		Category: kcli.CategoryRepository,
 		Commands: repoCommands(),
+		Args: map[string][]kcli.Arg{
+			"impact": {{Files: true}},
+		},
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	kcli "github.com/kontext-dev/kontext/internal/cli"
 	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/repo"
 	"github.com/kontext-dev/kontext/internal/repo/analyze"
@@ -26,15 +27,13 @@ func repoCommands() []*cli.Command {
 	jsonFlag := &cli.BoolFlag{Name: "json", Usage: "print JSON instead of text"}
 	return []*cli.Command{
 		{
-			Name:  "analyze",
-			Usage: "print the repository summary: languages, modules, entry points, dependencies, conventions, decisions, activity",
+			Name:     "analyze",
+			Category: kcli.CategoryRepository,
+			Usage:    "print the repository summary: languages, modules, entry points, dependencies, conventions, decisions, activity",
 			Description: "Analyses the repository (incrementally, from the cache under .git/kontext when an earlier run left one) and prints\n" +
 				"it at a glance. --json prints the whole knowledge graph.",
 			Flags: []cli.Flag{rootFlag, &cli.BoolFlag{Name: "json", Usage: "print the whole graph as JSON"}},
 			Action: func(c *cli.Context) error {
-				if c.NArg() > 0 {
-					return cli.Exit("analyze takes no arguments (the repository is --root, or the working directory)", 2)
-				}
 				return withSnapshot(c, func(snap *repo.Snapshot, _ string) error {
 					if c.Bool("json") {
 						return printJSON(c, snap.Graph)
@@ -45,13 +44,17 @@ func repoCommands() []*cli.Command {
 		},
 		{
 			Name:      "impact",
+			Category:  kcli.CategoryRepository,
 			Usage:     "print what a change to a file, directory or module would affect",
 			ArgsUsage: "<path>",
 			Flags: []cli.Flag{rootFlag, jsonFlag,
 				&cli.IntFlag{Name: "max-files", Value: analyze.DefaultImpactFiles, Usage: "most affected files (and tests) listed"}},
 			Action: func(c *cli.Context) error {
-				if c.NArg() != 1 {
-					return cli.Exit("name one file, directory or module: kontext impact <path>", 2)
+				if err := kcli.CheckArgs(c, 1); err != nil {
+					return err
+				}
+				if c.NArg() == 0 {
+					return kcli.Missing(c, "<path> (a file, directory or module)")
 				}
 				if c.Int("max-files") < 1 {
 					return cli.Exit("--max-files must be at least 1", 2)
@@ -78,7 +81,7 @@ func repoCommands() []*cli.Command {
 // withSnapshot analyses the chosen root with a one-shot engine and hands
 // the result to use.
 func withSnapshot(c *cli.Context, use func(snap *repo.Snapshot, root string) error) error {
-	choice, err := fsroot.Choose(c.String("root"), os.Getenv)
+	choice, err := kcli.Root(c)
 	if err != nil {
 		return err
 	}

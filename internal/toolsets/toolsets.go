@@ -16,6 +16,4 @@ func Shipped() []kcli.ToolsetFactory {
 
 // newRootFlag is the --root flag of the toolsets' commands: the repository
 // is chosen as fsroot.Choose (and kontext mcp) chooses it.
-func newRootFlag() *cli.StringFlag {
-	return &cli.StringFlag{Name: "root", Usage: "repository root (default $KONTEXT_ROOT, else $AGENT_CONTEXT_ROOT, else the working directory)"}
-}
+func newRootFlag() *cli.StringFlag { return kcli.RootFlag() }

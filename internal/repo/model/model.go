@@ -104,6 +104,20 @@ type File struct {
 	// Doc is the file's own description, first paragraph: a Go package
 	// comment, a Python module docstring, Rust //! inner docs.
 	Doc string `json:"doc,omitempty"`
+	// Submodules are a Rust file's out-of-line `mod name;` declarations:
+	// the module tree the compiler follows from a crate root to its files.
+	Submodules []Submodule `json:"submodules,omitempty"`
+}
+
+// Submodule is an out-of-line module declaration (Rust's `mod name;`).
+type Submodule struct {
+	Name string `json:"name"`
+	// Path is a #[path] attribute's file, as written (relative to the
+	// declaring file's directory).
+	Path string `json:"path,omitempty"`
+	Line int    `json:"line"`
+	// Test marks a declaration under #[cfg(test)].
+	Test bool `json:"test,omitempty"`
 }
 
 // ImportKind says what an import resolved to.
@@ -124,6 +138,9 @@ type Import struct {
 	Line   int        `json:"line"`
 	Kind   ImportKind `json:"kind"`
 	Target string     `json:"target,omitempty"` // a file path, a module id or a package name
+	// Test marks an import in test-only code of a file that is not a test
+	// (a Rust #[cfg(test)] module): it makes a test dependency.
+	Test bool `json:"test,omitempty"`
 }
 
 // Symbol is an exported declaration.
@@ -145,6 +162,10 @@ type Manifest struct {
 	Internal []string `json:"internal,omitempty"`
 	Scripts  []string `json:"scripts,omitempty"`
 	Bins     []string `json:"bins,omitempty"`
+	// Problems say what of the manifest could not be read (a syntax
+	// error, a dynamic include not evaluated): what it lists may then be
+	// partial.
+	Problems []string `json:"problems,omitempty"`
 }
 
 // PackageDep is a dependency a manifest declares.
@@ -188,10 +209,14 @@ type Module struct {
 	Lines       int         `json:"lines"`
 	Roles       []Role      `json:"roles"`
 	EntryPoints []string    `json:"entryPoints,omitempty"`
-	DependsOn   []string    `json:"dependsOn"`
-	UsedBy      []string    `json:"usedBy"`
-	External    []string    `json:"external,omitempty"`
-	Git         *ModuleGit  `json:"git,omitempty"`
+	// DependsOn and UsedBy are the production edges (Dependency.Scope
+	// "production"); TestedBy are the modules that import this one only
+	// from their tests.
+	DependsOn []string   `json:"dependsOn"`
+	UsedBy    []string   `json:"usedBy"`
+	TestedBy  []string   `json:"testedBy,omitempty"`
+	External  []string   `json:"external,omitempty"`
+	Git       *ModuleGit `json:"git,omitempty"`
 }
 
 // Role is a heuristic role of a module.
@@ -201,11 +226,21 @@ type Role struct {
 	Evidence   []Evidence `json:"evidence,omitempty"`
 }
 
+// Dependency scopes: an edge that production code makes is production;
+// one made only by tests (test files, test-only code, test or dev
+// manifest declarations) is test.
+const (
+	ScopeProduction = "production"
+	ScopeTest       = "test"
+)
+
 // Dependency is an edge between two modules.
 type Dependency struct {
-	From     string     `json:"from"`
-	To       string     `json:"to"`
-	Kind     ImportKind `json:"kind"` // internal-module or workspace-package
+	From  string     `json:"from"`
+	To    string     `json:"to"`
+	Kind  ImportKind `json:"kind"`  // internal-module or workspace-package
+	Scope string     `json:"scope"` // ScopeProduction or ScopeTest
+	// Imports counts the imports behind the edge in its scope.
 	Imports  int        `json:"imports"`
 	Evidence []Evidence `json:"evidence,omitempty"`
 }

@@ -146,15 +146,24 @@ func goPackageDir(dir string) bool {
 }
 
 // dependencies aggregates resolved imports between modules, and the
-// internal dependencies manifests declare, into module edges.
+// internal dependencies manifests declare, into module edges. An edge is
+// production when production code makes it (an import in a file that is
+// not a test, a runtime manifest dependency), test when only tests do.
 func (ix *index) dependencies(mods *moduleSet, res *resolver) []model.Dependency {
-	type key struct{ from, to string }
+	type key struct {
+		from, to string
+		test     bool
+	}
 	edges := map[key]*model.Dependency{}
-	edge := func(from, to string, kind model.ImportKind) *model.Dependency {
-		k := key{from, to}
+	edge := func(from, to string, kind model.ImportKind, test bool) *model.Dependency {
+		k := key{from, to, test}
 		d := edges[k]
 		if d == nil {
-			d = &model.Dependency{From: from, To: to, Kind: model.ImportInternalModule}
+			scope := model.ScopeProduction
+			if test {
+				scope = model.ScopeTest
+			}
+			d = &model.Dependency{From: from, To: to, Kind: model.ImportInternalModule, Scope: scope}
 			edges[k] = d
 		}
 		if kind == model.ImportWorkspacePackage {
@@ -165,15 +174,15 @@ func (ix *index) dependencies(mods *moduleSet, res *resolver) []model.Dependency
 	const maxEvidence = 5
 	for i := range ix.files {
 		f := &ix.files[i]
-		if f.Kind == model.FileTest {
-			continue // tests may import what they test from outside; not the design's edges
+		if f.Module == "" || neverBuilt(f) {
+			continue
 		}
 		for _, imp := range f.Imports {
 			to := res.targetModule(imp)
 			if to == "" || to == f.Module {
 				continue
 			}
-			d := edge(f.Module, to, imp.Kind)
+			d := edge(f.Module, to, imp.Kind, f.Kind == model.FileTest || imp.Test)
 			d.Imports++
 			if len(d.Evidence) < maxEvidence {
 				d.Evidence = append(d.Evidence, model.Evidence{File: f.Path, Line: imp.Line, Detail: "imports " + imp.Spec})
@@ -187,14 +196,24 @@ func (ix *index) dependencies(mods *moduleSet, res *resolver) []model.Dependency
 			if to == "" || to == from {
 				continue
 			}
-			d := edge(from, to, model.ImportWorkspacePackage)
+			d := edge(from, to, model.ImportWorkspacePackage, dep.Dev)
 			if len(d.Evidence) < maxEvidence+1 {
 				d.Evidence = append(d.Evidence, model.Evidence{File: mi.m.Path, Line: depLine(mi.raw, dep.Name), Detail: "declares " + dep.Name})
 			}
 		}
 	}
 	out := make([]model.Dependency, 0, len(edges))
-	for _, d := range edges {
+	for k, d := range edges {
+		if k.test {
+			if prod := edges[key{k.from, k.to, false}]; prod != nil {
+				// Production code makes the edge: it is production, whatever
+				// the tests add.
+				if d.Kind == model.ImportWorkspacePackage {
+					prod.Kind = model.ImportWorkspacePackage
+				}
+				continue
+			}
+		}
 		out = append(out, *d)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -204,6 +223,20 @@ func (ix *index) dependencies(mods *moduleSet, res *resolver) []model.Dependency
 		return out[i].To < out[j].To
 	})
 	return out
+}
+
+// neverBuilt reports a Go file that no build includes (//go:build ignore:
+// a generator run by go generate): its imports are no dependency.
+func neverBuilt(f *model.File) bool {
+	if f.Constraint == "" || !strings.Contains(f.Constraint, "ignore") {
+		return false
+	}
+	for _, w := range strings.FieldsFunc(f.Constraint, func(r rune) bool { return !(r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') }) {
+		if w == "ignore" {
+			return true
+		}
+	}
+	return false
 }
 
 // externals gathers third-party packages: what manifests declare (with
@@ -355,6 +388,12 @@ func (ix *index) linkModules(g *model.Graph) {
 		byID[id].Language = best
 	}
 	for _, d := range g.Dependencies {
+		if d.Scope == model.ScopeTest {
+			if m := byID[d.To]; m != nil {
+				m.TestedBy = append(m.TestedBy, d.From)
+			}
+			continue
+		}
 		if m := byID[d.From]; m != nil {
 			m.DependsOn = append(m.DependsOn, d.To)
 		}
@@ -372,6 +411,7 @@ func (ix *index) linkModules(g *model.Graph) {
 	for i := range g.Modules {
 		m := &g.Modules[i]
 		sort.Strings(m.UsedBy)
+		sort.Strings(m.TestedBy)
 		sort.Strings(m.External)
 	}
 }

@@ -231,7 +231,9 @@ func neverBuilt(f *model.File) bool {
 	if f.Constraint == "" || !strings.Contains(f.Constraint, "ignore") {
 		return false
 	}
-	for _, w := range strings.FieldsFunc(f.Constraint, func(r rune) bool { return !(r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') }) {
+	for _, w := range strings.FieldsFunc(f.Constraint, func(r rune) bool {
+		return !(r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) {
 		if w == "ignore" {
 			return true
 		}

@@ -40,6 +40,10 @@ type Graph struct {
 	Conventions   []Convention `json:"conventions"`
 	Decisions     []Decision   `json:"decisions"`
 	Git           *GitSummary  `json:"git,omitempty"`
+	// Vendored are the vendored and third-party trees (vendor/,
+	// third_party/, …): their code is in no module and no edge; an import
+	// into one is a use of the external package vendored there.
+	Vendored []string `json:"vendored,omitempty"`
 	// Truncated lists the collections a bound cut, by name.
 	Truncated []string `json:"truncated,omitempty"`
 }

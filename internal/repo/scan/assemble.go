@@ -22,6 +22,7 @@ type index struct {
 	goDirs    map[string]bool // directories that are Go packages
 	configs   map[string][]byte
 	manifests []*manifestInfo
+	vendored  *vendoredTrees
 }
 
 func (ix *index) exists(p string) bool { _, ok := ix.byPath[p]; return ok }
@@ -75,11 +76,17 @@ func assembleWith(ctx context.Context, root, head string, files []model.File, co
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
+	ix.vendored = newVendoredTrees(ix.dirs, configs[".gitattributes"])
 	for _, p := range paths {
-		if f := &files[ix.byPath[p]]; f.Vendored && path.Base(p) != "modules.txt" {
+		if f := &files[ix.byPath[p]]; f.Vendored || ix.vendored.rootOf(dirOf(p)) != "" {
 			continue // a vendored manifest describes someone else's package
 		}
 		ix.manifests = append(ix.manifests, parseManifest(p, configs[p], ix.exists)...)
+	}
+	for _, mi := range ix.manifests {
+		if mi.goVendor {
+			mi.goVendored, mi.goVendoredVersions = parseModulesTxt(configs[path.Join(mi.dir, "vendor", "modules.txt")])
+		}
 	}
 
 	g := &model.Graph{
@@ -92,6 +99,7 @@ func assembleWith(ctx context.Context, root, head string, files []model.File, co
 		Violations:    []model.Violation{},
 		Conventions:   []model.Convention{},
 		Decisions:     []model.Decision{},
+		Vendored:      ix.vendored.roots,
 	}
 	for _, mi := range ix.manifests {
 		g.Manifests = append(g.Manifests, mi.m)
@@ -269,8 +277,8 @@ func (ix *index) externals(mods *moduleSet, res *resolver) []model.External {
 	}
 	for _, mi := range ix.manifests {
 		for _, dep := range mi.m.Dependencies {
-			if dep.Path != "" || res.manifestTarget(mi, dep) != "" {
-				continue
+			if dep.Path != "" && ix.vendored.rootOf(dep.Path) == "" || res.manifestTarget(mi, dep) != "" {
+				continue // the repository's own package
 			}
 			if mi.m.Ecosystem == "go" && res.goIndirect(mi, dep.Name) {
 				// An indirect requirement is not this repository's choice;
@@ -294,12 +302,24 @@ func (ix *index) externals(mods *moduleSet, res *resolver) []model.External {
 	}
 	for i := range ix.files {
 		f := &ix.files[i]
+		if f.Module == "" {
+			continue // vendored code: its imports are its own dependencies' business
+		}
 		for _, imp := range f.Imports {
 			if imp.Kind != model.ImportExternal || imp.Target == "" {
 				continue
 			}
-			_, k := get(res.ecosystemOf(f, imp), imp.Target)
+			e, k := get(res.ecosystemOf(f, imp), imp.Target)
 			users[k][f.Module] = true
+			if v, ok := res.vendoredVersions[k.eco+"\x00"+imp.Target]; ok {
+				if e.Version == "" {
+					e.Version = v.version
+				}
+				if v.manifest != "" {
+					e.Manifests = appendUnique(e.Manifests, v.manifest)
+				}
+				e.Dev = false
+			}
 		}
 	}
 	for k, e := range all {
@@ -433,8 +453,8 @@ func (ix *index) summary(g *model.Graph, root string) model.Summary {
 		if f.Kind == model.FileSource {
 			s.SourceFiles++
 		}
-		if f.Language == "" || f.Vendored {
-			continue
+		if f.Language == "" || f.Vendored || f.Module == "" {
+			continue // vendored code is not the repository's language
 		}
 		l := langs[f.Language]
 		if l == nil {

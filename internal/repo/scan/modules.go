@@ -57,19 +57,22 @@ func (ix *index) workspaces() []workspace {
 
 // moduleSet is the modules and the directory → owning module lookup.
 type moduleSet struct {
-	list  []model.Module
-	byDir map[string]int
-	owner map[string]string // memo: directory → owning module id
+	list     []model.Module
+	byDir    map[string]int
+	owner    map[string]string // memo: directory → owning module id
+	vendored *vendoredTrees
 }
 
 // of returns the id of the module owning a directory: the deepest module
-// at or above it.
+// at or above it; "" inside a vendored tree, which no module owns.
 func (ms *moduleSet) of(dir string) string {
 	if id, ok := ms.owner[dir]; ok {
 		return id
 	}
 	var id string
-	if i, ok := ms.byDir[dir]; ok {
+	if ms.vendored.rootOf(dir) != "" {
+		id = ""
+	} else if i, ok := ms.byDir[dir]; ok {
 		id = ms.list[i].ID
 	} else if dir == "" {
 		id = "."
@@ -110,6 +113,9 @@ func (ix *index) modules(ws []workspace) *moduleSet {
 	}
 	cands := map[string]cand{}
 	set := func(dir string, c cand) {
+		if ix.vendored.rootOf(dir) != "" {
+			return // vendored code is someone else's module
+		}
 		if _, ok := cands[dir]; !ok {
 			cands[dir] = c
 		}
@@ -214,7 +220,7 @@ func (ix *index) modules(ws []workspace) *moduleSet {
 		cands[""] = cand{model.BasisDirectory, manifestAt[""]}
 	}
 
-	ms := &moduleSet{byDir: make(map[string]int, len(cands)), owner: map[string]string{}}
+	ms := &moduleSet{byDir: make(map[string]int, len(cands)), owner: map[string]string{}, vendored: ix.vendored}
 	all := make([]string, 0, len(cands))
 	for d := range cands {
 		all = append(all, d)

@@ -217,7 +217,7 @@ func isConfigFile(p string) bool {
 	case "go.mod", "go.work", "package.json", "pnpm-workspace.yaml", "Cargo.toml", "pyproject.toml",
 		"setup.cfg", "pom.xml", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts",
 		"composer.json", "Gemfile", "mix.exs", "deno.json", "deno.jsonc", "jsconfig.json", "Pipfile",
-		"README.md", "README", "README.rst", "README.txt", "readme.md", "Readme.md", "vendor/modules.txt":
+		"README.md", "README", "README.rst", "README.txt", "readme.md", "Readme.md", "vendor/modules.txt", ".gitattributes":
 		return true
 	}
 	if strings.HasSuffix(p, "vendor/modules.txt") {

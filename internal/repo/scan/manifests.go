@@ -25,14 +25,14 @@ type manifestInfo struct {
 	wsGlobs []string
 
 	// Go: replace directives to local directories, by module path.
-	goReplace  map[string]string
-	goVendor   bool            // vendor/modules.txt beside go.mod: imports resolve there
+	goReplace map[string]string
+	goVendor  bool // vendor/modules.txt beside go.mod: imports resolve there
 	// goVendored maps each vendored package to its module, and
 	// goVendoredVersions each vendored module to its version, from
 	// vendor/modules.txt.
 	goVendored         map[string]string
 	goVendoredVersions map[string]string
-	goIndirect map[string]bool // requirements marked // indirect
+	goIndirect         map[string]bool // requirements marked // indirect
 
 	// npm: the package's entry points ("." and subpaths → file).
 	entries map[string]string

@@ -16,6 +16,7 @@ import (
 // recompute everything but the changed files cheaply.
 type index struct {
 	opts      Options
+	root      string       // the root directory analysed
 	files     []model.File // sorted by path
 	byPath    map[string]int
 	dirs      map[string]bool // every directory holding a file, and their ancestors ("" is the root)
@@ -42,6 +43,7 @@ func assembleWith(ctx context.Context, root, head string, files []model.File, co
 	}
 	ix := &index{
 		opts:    opts,
+		root:    root,
 		files:   files,
 		byPath:  make(map[string]int, len(files)),
 		dirs:    map[string]bool{"": true},
@@ -440,12 +442,7 @@ func (ix *index) linkModules(g *model.Graph) {
 
 // summary is the repository at a glance.
 func (ix *index) summary(g *model.Graph, root string) model.Summary {
-	s := model.Summary{Files: len(ix.files), Name: path.Base(strings.ReplaceAll(root, "\\", "/"))}
-	for _, m := range g.Modules {
-		if m.ID == "." && m.Basis != model.BasisDirectory && m.Name != "" {
-			s.Name = m.Name
-		}
-	}
+	s := model.Summary{Files: len(ix.files), Name: ix.repositoryName(root)}
 	langs := map[string]*model.LanguageStat{}
 	for i := range ix.files {
 		f := &ix.files[i]
@@ -512,6 +509,54 @@ func (ix *index) summary(g *model.Graph, root string) model.Summary {
 	}
 	sort.Strings(s.PackageManagers)
 	return s
+}
+
+// rootNameOrder ranks the root manifests that name a repository: a
+// build's own name before a package manager's, the language's manifest
+// before the JavaScript tooling many repositories carry.
+var rootNameOrder = []string{"settings.gradle.kts", "settings.gradle", "Cargo.toml", "pyproject.toml", "setup.cfg", "go.mod",
+	"pom.xml", "package.json", "deno.json", "deno.jsonc", "composer.json", "mix.exs"}
+
+// repositoryName is the name the root manifest gives the repository (the
+// last element of a Go module path that is not a major version suffix),
+// else the root directory's name.
+func (ix *index) repositoryName(root string) string {
+	for _, base := range rootNameOrder {
+		for _, mi := range ix.manifests {
+			if mi.dir != "" || path.Base(mi.m.Path) != base || mi.m.Name == "" {
+				continue
+			}
+			if base == "go.mod" {
+				return goModuleShortName(mi.m.Name)
+			}
+			if base == "pom.xml" {
+				_, artifact, _ := strings.Cut(mi.m.Name, ":")
+				return artifact
+			}
+			return mi.m.Name
+		}
+	}
+	name := path.Base(strings.ReplaceAll(root, "\\", "/"))
+	if name == "." || name == "/" || name == "" {
+		return "repository"
+	}
+	return name
+}
+
+// goModuleShortName is how a Go module is called: the last element of its
+// path that is not a major version (github.com/x/y/v2 is y).
+func goModuleShortName(modPath string) string {
+	parts := strings.Split(modPath, "/")
+	for i := len(parts) - 1; i >= 0; i-- {
+		p := parts[i]
+		if len(p) > 1 && p[0] == 'v' && strings.Trim(p[1:], "0123456789") == "" && i > 0 {
+			continue
+		}
+		if p != "" {
+			return p
+		}
+	}
+	return modPath
 }
 
 // lastAssembly keeps what the last graph assembled was made from besides

@@ -30,7 +30,7 @@ func parseCargo(p string, data []byte) *manifestInfo {
 			Dependencies    map[string]any `toml:"dependencies"`
 			DevDependencies map[string]any `toml:"dev-dependencies"`
 		} `toml:"target"`
-		Workspace struct {
+		Workspace *struct {
 			Members      []string       `toml:"members"`
 			Exclude      []string       `toml:"exclude"`
 			Dependencies map[string]any `toml:"dependencies"`
@@ -91,15 +91,25 @@ func parseCargo(p string, data []byte) *manifestInfo {
 		add(t.Dependencies, false)
 		add(t.DevDependencies, true)
 	}
-	if ct.Package.Name == "" {
-		// A virtual manifest's [workspace.dependencies] are the versions
-		// members inherit.
-		add(ct.Workspace.Dependencies, false)
-	}
-	if len(ct.Workspace.Members) > 0 {
+	if ws := ct.Workspace; ws != nil {
+		if ct.Package.Name == "" {
+			// A virtual manifest's [workspace.dependencies] are the versions
+			// members inherit.
+			add(ws.Dependencies, false)
+		}
+		// The members: the globs, the root package itself, and its path
+		// dependencies inside the workspace (Cargo adds both).
 		mi.wsTool = "cargo"
-		mi.wsGlobs = append(mi.wsGlobs, ct.Workspace.Members...)
-		for _, x := range ct.Workspace.Exclude {
+		mi.wsGlobs = append(mi.wsGlobs, ws.Members...)
+		if ct.Package.Name != "" {
+			mi.wsGlobs = append(mi.wsGlobs, ".")
+			for _, d := range mi.m.Dependencies {
+				if d.Path != "" && (dir == "" || strings.HasPrefix(d.Path, dir+"/")) {
+					mi.wsGlobs = append(mi.wsGlobs, strings.TrimPrefix(strings.TrimPrefix(d.Path, dir), "/"))
+				}
+			}
+		}
+		for _, x := range ws.Exclude {
 			mi.wsGlobs = append(mi.wsGlobs, "!"+x)
 		}
 	}

@@ -74,7 +74,10 @@ var gradleConfigs = map[string]bool{
 // parseGradleBuild reads build.gradle(.kts) dependencies line by line:
 // `implementation "g:a:v"`, `implementation("g:a:v")`, `api(project(":core"))`.
 func parseGradleBuild(p string, data []byte) *manifestInfo {
-	mi := &manifestInfo{m: model.Manifest{Ecosystem: "gradle", Name: path.Base(dirOf(p))}}
+	mi := &manifestInfo{m: model.Manifest{Ecosystem: "gradle"}}
+	if d := dirOf(p); d != "" {
+		mi.m.Name = path.Base(d) // a project's default name; the root's is settings.gradle's
+	}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	for sc.Scan() {

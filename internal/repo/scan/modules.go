@@ -33,6 +33,9 @@ func (ix *index) workspaces() []workspace {
 			continue
 		}
 		var candidates []string
+		if mi.wsTool == "cargo" && mi.m.Name != "" {
+			candidates = append(candidates, mi.dir) // the root package is a member of its workspace
+		}
 		for _, other := range ix.manifests {
 			for _, name := range memberManifests[mi.wsTool] {
 				if path.Base(other.m.Path) == name && other.dir != mi.dir {
@@ -50,9 +53,20 @@ func (ix *index) workspaces() []workspace {
 		if members == nil {
 			members = []string{}
 		}
+		for i, m := range members {
+			members[i] = moduleID(m) // the root as ".", as module ids spell it
+		}
 		out = append(out, workspace{Workspace: model.Workspace{Tool: mi.wsTool, Manifest: mi.m.Path, Members: members}, decl: mi})
 	}
 	return out
+}
+
+// memberDir is a workspace member's directory ("" for the root ".").
+func memberDir(id string) string {
+	if id == "." {
+		return ""
+	}
+	return id
 }
 
 // moduleSet is the modules and the directory → owning module lookup.
@@ -127,7 +141,8 @@ func (ix *index) modules(ws []workspace) *moduleSet {
 		}
 	}
 	for _, w := range ws {
-		for _, m := range w.Members {
+		for _, id := range w.Members {
+			m := memberDir(id)
 			mi := manifestAt[m]
 			for _, other := range ix.manifests {
 				if other.dir == m && memberOf(w.Tool, other) {
@@ -241,6 +256,9 @@ func (ix *index) modules(ws []workspace) *moduleSet {
 		}
 		if m.Name == "" && ix.goDirs[d] {
 			m.Name = goImportPath(goMods, d)
+		}
+		if m.Name == "" && d == "" {
+			m.Name = ix.repositoryName(ix.root)
 		}
 		if m.Name == "" {
 			m.Name = path.Base(id)

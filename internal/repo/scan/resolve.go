@@ -54,7 +54,8 @@ func newResolver(ix *index, mods *moduleSet, ws []workspace) *resolver {
 	}
 	sort.SliceStable(r.goMods, func(i, j int) bool { return len(r.goMods[i].m.Name) > len(r.goMods[j].m.Name) })
 	for _, w := range ws {
-		for _, member := range w.Members {
+		for _, id := range w.Members {
+			member := memberDir(id)
 			for _, mi := range ix.manifests {
 				if mi.dir == member && memberOf(w.Tool, mi) && mi.m.Name != "" {
 					r.wsByName[ecoKey(mi.m.Ecosystem, mi.m.Name)] = member

@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -277,7 +278,12 @@ func (ix *index) externals(mods *moduleSet, res *resolver) []model.External {
 		}
 		return e, k
 	}
-	for _, mi := range ix.manifests {
+	// The root project's manifests first: their versions and dev flags
+	// win over what examples, docs and tests declare.
+	firstAt := map[key]int{} // the precedence of the first declaration
+	for _, mi := range ix.byPrecedence() {
+		prec := manifestPrecedence(mi)
+		aside := prec == precedenceAside
 		for _, dep := range mi.m.Dependencies {
 			if dep.Path != "" && ix.vendored.rootOf(dep.Path) == "" || res.manifestTarget(mi, dep) != "" {
 				continue // the repository's own package
@@ -294,12 +300,22 @@ func (ix *index) externals(mods *moduleSet, res *resolver) []model.External {
 				eco, name = denoEcosystem(name)
 			}
 			e, k := get(eco, name)
-			if e.Version == "" {
+			if at, ok := firstAt[k]; !ok {
+				// The first declaration in precedence decides; an example's
+				// or the docs' requirement is a development one.
+				firstAt[k] = prec
 				e.Version = dep.Version
+				e.Dev = dep.Dev || aside
+			} else if prec == at && !aside {
+				e.Dev = e.Dev && dep.Dev
+				if e.Version == "" {
+					e.Version = dep.Version
+				}
 			}
-			e.Dev = e.Dev && dep.Dev
 			e.Manifests = appendUnique(e.Manifests, mi.m.Path)
-			users[k][mods.of(mi.dir)] = true
+			if m := mods.of(mi.dir); m != "" {
+				users[k][m] = true
+			}
 		}
 	}
 	for i := range ix.files {
@@ -509,6 +525,42 @@ func (ix *index) summary(g *model.Graph, root string) model.Summary {
 	}
 	sort.Strings(s.PackageManagers)
 	return s
+}
+
+// Manifest precedence: the root's first, then the other packages', then
+// those set aside from the project — examples, docs, tests, benchmarks —
+// which are modules of their own but not what the project is built on.
+const (
+	precedenceRoot = iota
+	precedencePackage
+	precedenceAside
+)
+
+var asideDirs = map[string]bool{
+	"example": true, "examples": true, "sample": true, "samples": true, "demo": true, "demos": true,
+	"doc": true, "docs": true, "documentation": true, "test": true, "tests": true, "testing": true,
+	"benchmark": true, "benchmarks": true, "bench": true, "e2e": true, "tutorial": true, "tutorials": true,
+	"playground": true, "cookbook": true,
+}
+
+func manifestPrecedence(mi *manifestInfo) int {
+	if mi.dir == "" {
+		return precedenceRoot
+	}
+	for d := mi.dir; d != ""; d = dirOf(d) {
+		if asideDirs[strings.ToLower(path.Base(d))] {
+			return precedenceAside
+		}
+	}
+	return precedencePackage
+}
+
+// byPrecedence returns the manifests in precedence order, by path within
+// each rank.
+func (ix *index) byPrecedence() []*manifestInfo {
+	out := slices.Clone(ix.manifests)
+	sort.SliceStable(out, func(i, j int) bool { return manifestPrecedence(out[i]) < manifestPrecedence(out[j]) })
+	return out
 }
 
 // rootNameOrder ranks the root manifests that name a repository: a

@@ -86,6 +86,8 @@ func assembleWith(ctx context.Context, root, head string, files []model.File, co
 		}
 		ix.manifests = append(ix.manifests, parseManifest(p, configs[p], ix.exists)...)
 	}
+	ix.linkGradle()
+	ix.linkMaven()
 	for _, mi := range ix.manifests {
 		if mi.goVendor {
 			mi.goVendored, mi.goVendoredVersions = parseModulesTxt(configs[path.Join(mi.dir, "vendor", "modules.txt")])
@@ -209,7 +211,11 @@ func (ix *index) dependencies(mods *moduleSet, res *resolver) []model.Dependency
 			}
 			d := edge(from, to, model.ImportWorkspacePackage, dep.Dev)
 			if len(d.Evidence) < maxEvidence+1 {
-				d.Evidence = append(d.Evidence, model.Evidence{File: mi.m.Path, Line: depLine(mi.raw, dep.Name), Detail: "declares " + dep.Name})
+				line, ok := mi.depLines[dep.Name]
+				if !ok {
+					line = depLine(mi.raw, dep.Name)
+				}
+				d.Evidence = append(d.Evidence, model.Evidence{File: mi.m.Path, Line: line, Detail: "declares " + dep.Name})
 			}
 		}
 	}

@@ -34,6 +34,19 @@ type manifestInfo struct {
 	goVendoredVersions map[string]string
 	goIndirect         map[string]bool // requirements marked // indirect
 
+	// Gradle: a settings file's projects, builds and catalogs; a build
+	// script's properties and the dependencies only the settings resolve.
+	gradleSettings *gradleSettings
+	gradleProps    map[string]string
+	gradleRefs     []gradleRef
+
+	// Maven: what linking the POM to its parents needs.
+	pom *pomInfo
+
+	// depLines are the lines declaring dependencies, by name, where the
+	// parser knows them (else depLine searches the text).
+	depLines map[string]int
+
 	// npm: the package's entry points ("." and subpaths → file).
 	entries map[string]string
 

@@ -38,6 +38,7 @@ func parseCargo(p string, data []byte) *manifestInfo {
 	}
 	mi := &manifestInfo{m: model.Manifest{Ecosystem: "cargo"}, renames: map[string]string{}}
 	if _, err := toml.Decode(string(data), &ct); err != nil {
+		mi.m.Problems = append(mi.m.Problems, "Cargo.toml: "+err.Error())
 		return mi
 	}
 	dir := dirOf(p)

@@ -16,7 +16,7 @@ func parseGoMod(p string, data []byte, exists func(string) bool) *manifestInfo {
 	f, err := modfile.Parse(p, data, nil)
 	if err != nil {
 		if f, err = modfile.ParseLax(p, data, nil); err != nil {
-			return &manifestInfo{m: model.Manifest{Ecosystem: "go"}}
+			return &manifestInfo{m: model.Manifest{Ecosystem: "go", Problems: []string{err.Error()}}}
 		}
 	}
 	dir := dirOf(p)
@@ -57,6 +57,7 @@ func parseGoWork(p string, data []byte) *manifestInfo {
 	f, err := modfile.ParseWork(p, data, nil)
 	mi := &manifestInfo{m: model.Manifest{Ecosystem: "go"}, wsTool: "go", goReplace: map[string]string{}}
 	if err != nil {
+		mi.m.Problems = append(mi.m.Problems, err.Error())
 		return mi
 	}
 	dir := dirOf(p)

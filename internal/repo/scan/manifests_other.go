@@ -24,6 +24,7 @@ func parseComposer(p string, data []byte) *manifestInfo {
 	}
 	mi := &manifestInfo{m: model.Manifest{Ecosystem: "composer"}}
 	if err := json.Unmarshal(data, &cj); err != nil {
+		mi.m.Problems = append(mi.m.Problems, "composer.json: "+err.Error())
 		return mi
 	}
 	mi.m.Name, mi.m.Version, mi.m.Description = cj.Name, cj.Version, cj.Description

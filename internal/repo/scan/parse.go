@@ -220,7 +220,7 @@ func isConfigFile(p string) bool {
 		"README.md", "README", "README.rst", "README.txt", "readme.md", "Readme.md", "vendor/modules.txt", ".gitattributes":
 		return true
 	}
-	if strings.HasSuffix(p, "vendor/modules.txt") {
+	if strings.HasSuffix(p, "vendor/modules.txt") || strings.HasSuffix(name, ".versions.toml") || name == "gradle.properties" || isBuildSrcSource(p) {
 		return true
 	}
 	if strings.HasPrefix(name, "tsconfig") && strings.HasSuffix(name, ".json") {

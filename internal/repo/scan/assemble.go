@@ -64,7 +64,7 @@ func assembleWith(ctx context.Context, root, head string, files []model.File, co
 		if len(f.Imports) > 0 {
 			imps := make([]model.Import, len(f.Imports))
 			for k, imp := range f.Imports {
-				imps[k] = model.Import{Spec: imp.Spec, Line: imp.Line}
+				imps[k] = model.Import{Spec: imp.Spec, Line: imp.Line, Test: imp.Test}
 			}
 			f.Imports = imps
 		}

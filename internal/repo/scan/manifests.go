@@ -54,6 +54,7 @@ type manifestInfo struct {
 	// underscores) and renamed dependencies (code name → package name).
 	crate   string
 	renames map[string]string
+	cargo   *cargoTargets
 }
 
 // parseManifest parses the manifest at p (chosen by its file name); exists

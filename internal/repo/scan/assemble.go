@@ -22,6 +22,7 @@ type index struct {
 	byPath    map[string]int
 	dirs      map[string]bool // every directory holding a file, and their ancestors ("" is the root)
 	goDirs    map[string]bool // directories that are Go packages
+	tfDirs    map[string]bool // directories of Terraform modules (*.tf)
 	configs   map[string][]byte
 	manifests []*manifestInfo
 	vendored  *vendoredTrees
@@ -49,6 +50,7 @@ func assembleWith(ctx context.Context, root, head string, files []model.File, co
 		byPath:  make(map[string]int, len(files)),
 		dirs:    map[string]bool{"": true},
 		goDirs:  map[string]bool{},
+		tfDirs:  map[string]bool{},
 		configs: configs,
 	}
 	for i := range files {
@@ -59,6 +61,9 @@ func assembleWith(ctx context.Context, root, head string, files []model.File, co
 		}
 		if f.Language == "Go" && strings.HasSuffix(f.Path, ".go") && goPackageDir(dirOf(f.Path)) {
 			ix.goDirs[dirOf(f.Path)] = true
+		}
+		if f.Language == "HCL" && strings.HasSuffix(f.Path, ".tf") {
+			ix.tfDirs[dirOf(f.Path)] = true
 		}
 		// Resolution is recomputed from the specs alone.
 		if len(f.Imports) > 0 {

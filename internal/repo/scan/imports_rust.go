@@ -59,7 +59,7 @@ func parseRust(src []byte, f *model.File) {
 		if t.kind != tIdent {
 			if t.text == ";" || t.text == "{" || t.text == "}" {
 				if t.text == "{" && attrTest && !inTest {
-					testUntil = rustBlockEnd(toks, i)
+					testUntil = blockEnd(toks, i)
 				}
 				attrTest, attrPath = false, ""
 			}
@@ -167,9 +167,9 @@ func rustCfgTest(attr []tok) bool {
 	return len(attr) == 4 && attr[0].text == "cfg" && attr[1].text == "(" && attr[2].text == "test" && attr[3].text == ")"
 }
 
-// rustBlockEnd returns the index of the "}" closing the block opened at
+// blockEnd returns the index of the "}" closing the block opened at
 // toks[open].
-func rustBlockEnd(toks []tok, open int) int {
+func blockEnd(toks []tok, open int) int {
 	d := toks[open].depth
 	for k := open + 1; k < len(toks); k++ {
 		if toks[k].text == "}" && toks[k].kind == tPunct && toks[k].depth == d {

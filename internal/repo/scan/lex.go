@@ -29,6 +29,7 @@ type lexConfig struct {
 	tripleQuotes   bool // Java text blocks, Kotlin raw strings: """…"""
 	keepStrings    bool // record string tokens (import paths); else skip them
 	singleStrings  bool // Groovy: '…' and '''…''' are strings, not characters
+	hashComments   bool // HCL: # starts a comment, as // does
 	topOnly        bool // record only tokens outside braces (declarations)
 }
 
@@ -57,7 +58,7 @@ func lex(src []byte, cfg lexConfig) []tok {
 			i++
 		case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
 			i++
-		case c == '/' && i+1 < n && src[i+1] == '/':
+		case c == '/' && i+1 < n && src[i+1] == '/', c == '#' && cfg.hashComments:
 			for i < n && src[i] != '\n' {
 				i++
 			}

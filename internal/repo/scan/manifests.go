@@ -90,6 +90,8 @@ func parseManifest(p string, data []byte, exists func(string) bool) []*manifestI
 		mi = parseGradleBuild(p, data)
 	case name == "settings.gradle" || name == "settings.gradle.kts":
 		mi = parseGradleSettings(p, data)
+	case name == "Chart.yaml":
+		mi = parseHelmChart(p, data)
 	case name == "composer.json":
 		mi = parseComposer(p, data)
 	case name == "Gemfile":

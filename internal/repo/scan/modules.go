@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"maps"
 	"path"
 	"sort"
 	"strings"
@@ -121,10 +122,7 @@ var indexFiles = map[string]bool{
 // directories. Go packages are directory modules at any depth: the
 // language makes each one a unit. The root module "." owns the rest.
 func (ix *index) modules(ws []workspace) *moduleSet {
-	type cand struct {
-		basis    model.ModuleBasis
-		manifest *manifestInfo
-	}
+	type cand = moduleCand
 	cands := map[string]cand{}
 	set := func(dir string, c cand) {
 		if ix.vendored.rootOf(dir) != "" {
@@ -218,6 +216,17 @@ func (ix *index) modules(ws []workspace) *moduleSet {
 	for d := range ix.goDirs {
 		set(d, cand{model.BasisDirectory, manifestAt[d]})
 	}
+	// Infrastructure code has no package manifest: each directory of
+	// Terraform files is a module (a root configuration, or a module
+	// others call), each Ansible role is one.
+	for d := range ix.tfDirs {
+		if d != "" && !skipModuleDir(d) {
+			set(d, cand{model.BasisDirectory, nil})
+		}
+	}
+	for _, d := range ix.ansibleRoles() {
+		set(d, cand{model.BasisDirectory, nil})
+	}
 	for i := range ix.files {
 		p := ix.files[i].Path
 		d := dirOf(p)
@@ -230,6 +239,12 @@ func (ix *index) modules(ws []workspace) *moduleSet {
 			continue
 		}
 		set(d, cand{model.BasisIndexFile, nil})
+	}
+	// Areas: a top-level directory holding code no module claims is one
+	// (a repository of C, shell or Ruby scripts is not a single module);
+	// one that large is divided one level down as well.
+	for _, d := range ix.areas(cands) {
+		set(d, cand{model.BasisDirectory, nil})
 	}
 	if _, ok := cands[""]; !ok {
 		cands[""] = cand{model.BasisDirectory, manifestAt[""]}
@@ -268,6 +283,87 @@ func (ix *index) modules(ws []workspace) *moduleSet {
 	}
 	ix.describe(ms)
 	return ms
+}
+
+// moduleCand is why a directory would be a module.
+type moduleCand struct {
+	basis    model.ModuleBasis
+	manifest *manifestInfo
+}
+
+// largeArea is how many code files make a top-level area large enough
+// to be divided into the directories below it (the original's 150).
+const largeArea = 150
+
+// areas returns the top-level directories whose code files no module
+// candidate owns, MinModuleFiles of them at least, and in those with
+// largeArea files or more, the directories below that hold enough of
+// them.
+func (ix *index) areas(cands map[string]moduleCand) []string {
+	claimed := func(d string) bool {
+		for ; d != ""; d = dirOf(d) {
+			if _, ok := cands[d]; ok {
+				return true
+			}
+		}
+		return false
+	}
+	top, second := map[string]int{}, map[string]int{}
+	for i := range ix.files {
+		f := &ix.files[i]
+		if f.Kind != model.FileSource && f.Kind != model.FileTest || linguist.LanguageType(f.Language) != linguist.Programming {
+			continue
+		}
+		d := dirOf(f.Path)
+		if d == "" || claimed(d) || skipModuleDir(d) || ix.vendored.rootOf(d) != "" {
+			continue
+		}
+		parts := strings.SplitN(d, "/", 3)
+		top[parts[0]]++
+		if len(parts) > 1 {
+			second[parts[0]+"/"+parts[1]]++
+		}
+	}
+	var out []string
+	left := maps.Clone(top) // what a divided area keeps of its files
+	for d, n := range second {
+		if top[dirOf(d)] >= largeArea && n >= ix.opts.MinModuleFiles {
+			out = append(out, d)
+			left[dirOf(d)] -= n
+		}
+	}
+	for d, n := range top {
+		if n >= ix.opts.MinModuleFiles && left[d] > 0 {
+			out = append(out, d)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ansibleRoles finds Ansible roles: a roles/<name> directory with
+// tasks/main.yml (or meta/main.yml).
+func (ix *index) ansibleRoles() []string {
+	seen := map[string]bool{}
+	var out []string
+	for i := range ix.files {
+		p := ix.files[i].Path
+		if b := path.Base(p); b != "main.yml" && b != "main.yaml" {
+			continue
+		}
+		sub := dirOf(p)
+		if b := path.Base(sub); b != "tasks" && b != "meta" {
+			continue
+		}
+		role := dirOf(sub)
+		if path.Base(dirOf(role)) != "roles" || seen[role] || skipModuleDir(role) {
+			continue
+		}
+		seen[role] = true
+		out = append(out, role)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // manifestRank orders the manifests that may describe a directory.

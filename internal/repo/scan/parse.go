@@ -134,6 +134,10 @@ func (r *reader) parse(p string, buf []byte) (parsed, []byte) {
 		parseJVM(content, &f, false)
 	case "Kotlin":
 		parseJVM(content, &f, true)
+	case "HCL":
+		if ext == ".tf" || path.Base(p) == "terragrunt.hcl" {
+			parseHCL(content, &f)
+		}
 	}
 	if isConfigFile(p) {
 		out.config = bytes.Clone(content)
@@ -217,7 +221,8 @@ func isConfigFile(p string) bool {
 	case "go.mod", "go.work", "package.json", "pnpm-workspace.yaml", "Cargo.toml", "pyproject.toml",
 		"setup.cfg", "pom.xml", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts",
 		"composer.json", "Gemfile", "mix.exs", "deno.json", "deno.jsonc", "jsconfig.json", "Pipfile",
-		"README.md", "README", "README.rst", "README.txt", "readme.md", "Readme.md", "vendor/modules.txt", ".gitattributes":
+		"README.md", "README", "README.rst", "README.txt", "readme.md", "Readme.md", "vendor/modules.txt", ".gitattributes",
+		"Chart.yaml":
 		return true
 	}
 	if strings.HasSuffix(p, "vendor/modules.txt") || strings.HasSuffix(name, ".versions.toml") || name == "gradle.properties" || isBuildSrcSource(p) {

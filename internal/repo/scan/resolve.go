@@ -196,6 +196,8 @@ func (r *resolver) resolveUncached(f *model.File, imp *model.Import) {
 		kind, target = r.rs.resolve(f, imp.Spec)
 	case "Java", "Kotlin":
 		kind, target = r.jvm.resolve(f, imp.Spec)
+	case "HCL":
+		kind, target = r.resolveHCL(f, imp.Spec)
 	default:
 		kind = model.ImportUnresolved
 	}
@@ -242,6 +244,8 @@ func (r *resolver) ecosystemOf(f *model.File, imp model.Import) string {
 			return eco
 		}
 		return "maven"
+	case "HCL":
+		return "terraform"
 	}
 	if strings.HasPrefix(imp.Spec, "jsr:") {
 		return "jsr"

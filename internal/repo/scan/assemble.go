@@ -208,21 +208,17 @@ func (ix *index) dependencies(mods *moduleSet, res *resolver) []model.Dependency
 		}
 	}
 	for _, mi := range ix.manifests {
-		from := mods.of(mi.dir)
-		for _, dep := range mi.m.Dependencies {
+		mi.eachDeclared(func(dir string, dep model.PackageDep, line int) {
+			from := mods.of(dir)
 			to := res.manifestTarget(mi, dep)
-			if to == "" || to == from {
-				continue
+			if to == "" || from == "" || to == from {
+				return
 			}
 			d := edge(from, to, model.ImportWorkspacePackage, dep.Dev)
 			if len(d.Evidence) < maxEvidence+1 {
-				line, ok := mi.depLines[dep.Name]
-				if !ok {
-					line = depLine(mi.raw, dep.Name)
-				}
 				d.Evidence = append(d.Evidence, model.Evidence{File: mi.m.Path, Line: line, Detail: "declares " + dep.Name})
 			}
-		}
+		})
 	}
 	out := make([]model.Dependency, 0, len(edges))
 	for k, d := range edges {
@@ -245,6 +241,22 @@ func (ix *index) dependencies(mods *moduleSet, res *resolver) []model.Dependency
 		return out[i].To < out[j].To
 	})
 	return out
+}
+
+// eachDeclared calls fn with each dependency the manifest declares, the
+// directory of the project that declares it (the manifest's own, or the
+// project a Gradle script configures) and the line declaring it.
+func (mi *manifestInfo) eachDeclared(fn func(dir string, dep model.PackageDep, line int)) {
+	for _, dep := range mi.m.Dependencies {
+		line, ok := mi.depLines[dep.Name]
+		if !ok {
+			line = depLine(mi.raw, dep.Name)
+		}
+		fn(mi.dir, dep, line)
+	}
+	for _, fd := range mi.gradleForeign {
+		fn(fd.dir, fd.dep, fd.line)
+	}
 }
 
 // neverBuilt reports a Go file that no build includes (//go:build ignore:
@@ -295,15 +307,15 @@ func (ix *index) externals(mods *moduleSet, res *resolver) []model.External {
 	for _, mi := range ix.byPrecedence() {
 		prec := manifestPrecedence(mi)
 		aside := prec == precedenceAside
-		for _, dep := range mi.m.Dependencies {
+		mi.eachDeclared(func(dir string, dep model.PackageDep, _ int) {
 			if dep.Path != "" && ix.vendored.rootOf(dep.Path) == "" || res.manifestTarget(mi, dep) != "" {
-				continue // the repository's own package
+				return // the repository's own package
 			}
 			if mi.m.Ecosystem == "go" && res.goIndirect(mi, dep.Name) {
 				// An indirect requirement is not this repository's choice;
 				// it is listed only when code imports it (below).
 				indirect[dep.Name] = append(indirect[dep.Name], indirectDecl{mi.m.Path, dep.Version})
-				continue
+				return
 			}
 			eco := mi.m.Ecosystem
 			name := dep.Name
@@ -324,10 +336,10 @@ func (ix *index) externals(mods *moduleSet, res *resolver) []model.External {
 				}
 			}
 			e.Manifests = appendUnique(e.Manifests, mi.m.Path)
-			if m := mods.of(mi.dir); m != "" {
+			if m := mods.of(dir); m != "" {
 				users[k][m] = true
 			}
-		}
+		})
 	}
 	for i := range ix.files {
 		f := &ix.files[i]

@@ -285,3 +285,45 @@ func TestMavenParentAndProperties(t *testing.T) {
 		t.Errorf("maven members %v (profiles' modules included)", members)
 	}
 }
+
+// A root build script that configures its projects (Kafka's style):
+// dependencies declared in project(':x') { } are x's, those in
+// subprojects { } every subproject's.
+func TestGradleRootScriptConfiguresProjects(t *testing.T) {
+	g := scanFixture(t, map[string]string{
+		"settings.gradle": "include 'clients',\n    'core',\n    'connect:api'\n",
+		"build.gradle": `subprojects {
+    dependencies {
+        testImplementation "junit:junit:4.13.2"
+    }
+}
+
+project(':core') {
+    dependencies {
+        implementation project(':clients')
+        implementation "org.scala-lang:scala-library:2.13.14"
+    }
+}
+
+project(':connect:api') {
+    dependencies {
+        api project(':clients')
+    }
+}
+`,
+		"clients/src/main/java/org/k/clients/Client.java":  "package org.k.clients;\n\npublic class Client {}\n",
+		"core/src/main/java/org/k/core/Broker.java":        "package org.k.core;\n\nimport org.k.clients.Client;\n\npublic class Broker {}\n",
+		"connect/api/src/main/java/org/k/connect/Api.java": "package org.k.connect;\n\npublic class Api {}\n",
+	})
+	if d := edge(t, g, "core", "clients"); d.Scope != model.ScopeProduction || d.Evidence[0].File == "" {
+		t.Errorf("core → clients %+v", d)
+	}
+	edge(t, g, "connect/api", "clients")
+	noEdge(t, g, ".", "clients")
+	if e := external(t, g, "gradle", "org.scala-lang:scala-library"); strings.Join(e.UsedBy, ",") != "core" {
+		t.Errorf("scala-library is core's: %+v", e)
+	}
+	if e := external(t, g, "gradle", "junit:junit"); strings.Join(e.UsedBy, ",") != "clients,connect/api,core" || !e.Dev {
+		t.Errorf("junit is every subproject's test dependency: %+v", e)
+	}
+}

@@ -33,8 +33,21 @@ import (
 // build's settings, catalogs or properties resolve.
 type gradleRef struct {
 	kind gradleRefKind
-	text string // the project path, the accessor (after "projects."), the catalog accessor, or the coordinates
+	text string           // the project path, the accessor (after "projects."), the catalog accessor, or the coordinates
+	dep  model.PackageDep // refResolved: the dependency itself
 	dev  bool
+	line int
+	// target is the project the dependency is declared for when the
+	// script declares it for another (project(':x') { }, subprojects { },
+	// allprojects { }): ":x", "*sub" or "*all"; "" for the script's own.
+	target string
+}
+
+// gradleForeign is a dependency a build script declares for another
+// project: the directory of the project, relative to the root.
+type gradleForeign struct {
+	dir  string
+	dep  model.PackageDep
 	line int
 }
 
@@ -45,6 +58,7 @@ const (
 	refAccessor                          // projects.fooBar
 	refCatalog                           // libs.foo.bar (text holds "libs.foo.bar")
 	refCoords                            // "g:a:$version"
+	refResolved                          // a dependency already read, declared for another project
 )
 
 // gradleSettings is what settings.gradle(.kts) declares.
@@ -307,6 +321,11 @@ func parseGradleBuild(p string, data []byte) *manifestInfo {
 	}
 	toks := gradleLex(data, strings.HasSuffix(p, ".kts"))
 	var testBlocks []int // depths of open blocks that are test source sets
+	type targetBlock struct {
+		target string
+		depth  int
+	}
+	var targets []targetBlock // project(':x') { }, subprojects { }, allprojects { }
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		if t.kind == tPunct {
@@ -315,9 +334,15 @@ func parseGradleBuild(p string, data []byte) *manifestInfo {
 				if gradleTestBlock(toks, i) {
 					testBlocks = append(testBlocks, t.depth)
 				}
+				if target := gradleTargetBlock(toks, i); target != "" {
+					targets = append(targets, targetBlock{target, t.depth})
+				}
 			case "}":
 				for len(testBlocks) > 0 && testBlocks[len(testBlocks)-1] >= t.depth {
 					testBlocks = testBlocks[:len(testBlocks)-1]
+				}
+				for len(targets) > 0 && targets[len(targets)-1].depth >= t.depth {
+					targets = targets[:len(targets)-1]
 				}
 			}
 			continue
@@ -338,10 +363,45 @@ func parseGradleBuild(p string, data []byte) *manifestInfo {
 			continue
 		}
 		dev = dev || len(testBlocks) > 0
-		mi.gradleDependencies(args, dev, t.line)
+		if len(targets) == 0 {
+			mi.gradleDependencies(args, dev, t.line)
+		} else {
+			// Declared here for other projects: linked to them.
+			target := targets[len(targets)-1].target
+			sub := &manifestInfo{}
+			sub.gradleDependencies(args, dev, t.line)
+			for _, d := range sub.m.Dependencies {
+				if d.Path == "" {
+					mi.gradleRefs = append(mi.gradleRefs, gradleRef{kind: refResolved, dep: d, line: sub.depLines[d.Name], target: target})
+				}
+			}
+			for _, r := range sub.gradleRefs {
+				r.target = target
+				mi.gradleRefs = append(mi.gradleRefs, r)
+			}
+		}
 		i = end
 	}
 	return mi
+}
+
+// gradleTargetBlock names the projects a block opened at toks[open]
+// configures: ":x" for project(':x') { }, "*sub" for subprojects { },
+// "*all" for allprojects { }; "" for any other block.
+func gradleTargetBlock(toks []tok, open int) string {
+	k := open - 1
+	if k >= 0 && toks[k].kind == tIdent && toks[k].line == toks[open].line {
+		switch toks[k].text {
+		case "subprojects":
+			return "*sub"
+		case "allprojects":
+			return "*all"
+		}
+	}
+	if k >= 3 && toks[k].text == ")" && toks[k-1].kind == tString && toks[k-2].text == "(" && toks[k-3].text == "project" && (k < 4 || toks[k-4].text != ".") {
+		return gradleProjectPath(toks[k-1].text)
+	}
+	return ""
 }
 
 // gradleTestBlock reports whether the block opened at toks[open] is a
@@ -757,6 +817,45 @@ func (ix *index) linkGradle() {
 			}
 			return "", false
 		}
+		// emit records a resolved dependency: the script's own, or one it
+		// declares for other projects (project(':x') { }, subprojects { }).
+		emit := func(ref gradleRef, d model.PackageDep) {
+			if ref.target == "" {
+				mi.addDep(d, ref.line)
+				return
+			}
+			var dirs []string
+			switch ref.target {
+			case "*sub", "*all":
+				if st != nil {
+					for _, rel := range st.gradleSettings.projects {
+						if d, ok := joinDir(st.dir, rel); ok && d != mi.dir {
+							dirs = append(dirs, d)
+						}
+					}
+				}
+				if ref.target == "*all" {
+					mi.addDep(d, ref.line)
+				}
+			default:
+				rel := strings.ReplaceAll(strings.TrimPrefix(ref.target, ":"), ":", "/")
+				if st != nil {
+					if x, ok := st.gradleSettings.projects[ref.target]; ok {
+						rel = x
+					}
+				}
+				if dir, ok := joinDir(buildDir, rel); ok {
+					dirs = append(dirs, dir)
+				}
+			}
+			sort.Strings(dirs)
+			for _, dir := range dirs {
+				if d.Path != "" && d.Path == dir {
+					continue // a project is no dependency of itself
+				}
+				mi.gradleForeign = append(mi.gradleForeign, gradleForeign{dir: dir, dep: d, line: ref.line})
+			}
+		}
 		for _, ref := range mi.gradleRefs {
 			switch ref.kind {
 			case refProject, refAccessor:
@@ -778,6 +877,10 @@ func (ix *index) linkGradle() {
 				if !ok {
 					continue
 				}
+				if ref.target != "" {
+					emit(ref, model.PackageDep{Name: pp, Path: dir, Dev: ref.dev})
+					continue
+				}
 				found := false
 				for i := range mi.m.Dependencies {
 					if d := &mi.m.Dependencies[i]; d.Name == pp && d.Path != "" {
@@ -794,7 +897,7 @@ func (ix *index) linkGradle() {
 					s, _ := substituteGradle(v, lookup)
 					if d, ok := gradleCoordinates(s); ok {
 						d.Dev = ref.dev
-						mi.addDep(d, ref.line)
+						emit(ref, d)
 						continue
 					}
 				}
@@ -820,14 +923,14 @@ func (ix *index) linkGradle() {
 					for _, l := range vc.bundles[b] {
 						if d, ok := vc.libs[l]; ok {
 							d.Dev = ref.dev
-							mi.addDep(d, ref.line)
+							emit(ref, d)
 						}
 					}
 					continue
 				}
 				if d, ok := vc.libs[acc]; ok {
 					d.Dev = ref.dev
-					mi.addDep(d, ref.line)
+					emit(ref, d)
 					continue
 				}
 				if strings.HasPrefix(acc, "plugins.") || strings.HasPrefix(acc, "versions.") {
@@ -845,7 +948,9 @@ func (ix *index) linkGradle() {
 					d.Version = "" // a property kontext cannot evaluate: the version is unknown, not its spelling
 				}
 				d.Dev = ref.dev
-				mi.addDep(d, ref.line)
+				emit(ref, d)
+			case refResolved:
+				emit(ref, ref.dep)
 			}
 		}
 		sortDeps(mi)

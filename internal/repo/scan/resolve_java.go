@@ -69,14 +69,14 @@ func (s *jvmState) init(r *resolver) {
 		if mi.m.Ecosystem != "maven" && mi.m.Ecosystem != "gradle" {
 			continue
 		}
-		from := r.mods.of(mi.dir)
-		for _, d := range mi.m.Dependencies {
+		mi.eachDeclared(func(dir string, d model.PackageDep, _ int) {
 			if d.Path != "" {
+				from := r.mods.of(dir)
 				if s.declare[from] == nil {
 					s.declare[from] = map[string]bool{}
 				}
 				s.declare[from][r.mods.of(d.Path)] = true
-				continue
+				return
 			}
 			if g, _, ok := strings.Cut(d.Name, ":"); ok {
 				s.deps = append(s.deps, jvmDep{group: g, name: d.Name})
@@ -84,7 +84,7 @@ func (s *jvmState) init(r *resolver) {
 					s.depEco[d.Name] = mi.m.Ecosystem
 				}
 			}
-		}
+		})
 	}
 }
 

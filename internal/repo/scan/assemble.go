@@ -208,6 +208,11 @@ func (ix *index) dependencies(mods *moduleSet, res *resolver) []model.Dependency
 		}
 	}
 	for _, mi := range ix.manifests {
+		if mi.m.Ecosystem == "go" {
+			// Go's import graph is exact and package by package; a go.mod
+			// requirement is a module's, not its root package's.
+			continue
+		}
 		mi.eachDeclared(func(dir string, dep model.PackageDep, line int) {
 			from := mods.of(dir)
 			to := res.manifestTarget(mi, dep)

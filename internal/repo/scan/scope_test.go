@@ -184,3 +184,21 @@ mod tests {
 		t.Errorf("a #![cfg(test)] file is a test file, got %s", whole.Kind)
 	}
 }
+
+// A go.mod requirement on another module of the repository is no edge
+// from the requiring module's root package: Go's edges are its imports
+// (etcd's server/go.mod requires client/v3, which the package at server/
+// does not import).
+func TestGoModRequirementIsNoPackageEdge(t *testing.T) {
+	g := scanFixture(t, map[string]string{
+		"client/go.mod":     "module example.com/client\n\ngo 1.22\n",
+		"client/client.go":  "package client\n\nfunc Dial() {}\n",
+		"server/go.mod":     "module example.com/server\n\ngo 1.22\n\nrequire example.com/client v0.0.0\n\nreplace example.com/client => ../client\n",
+		"server/doc.go":     "// Package server serves.\npackage server\n",
+		"server/api/api.go": "package api\n\nimport \"example.com/client\"\n\nfunc Up() { client.Dial() }\n",
+	})
+	noEdge(t, g, "server", "client")
+	if d := edge(t, g, "server/api", "client"); d.Kind != model.ImportWorkspacePackage {
+		t.Errorf("server/api → client %+v", d)
+	}
+}

@@ -45,7 +45,7 @@ func moduleEdges(ix *index) map[string]map[string]*moduleEdge {
 			fileLevel = true
 		}
 		from := ix.moduleOf(f.Path)
-		if from == "" || f.Kind == model.FileTest || !built(f) {
+		if from == "" || f.Kind == model.FileTest || f.DevOnly || !built(f) {
 			continue
 		}
 		for _, imp := range f.Imports {

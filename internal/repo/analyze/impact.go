@@ -144,7 +144,7 @@ func Impact(g *model.Graph, target string, maxFiles int) (*ImpactResult, error) 
 			if imp.Target == "" {
 				continue
 			}
-			ref := importRef{file: f.Path, line: imp.Line, spec: imp.Spec, test: imp.Test || f.Kind == model.FileTest}
+			ref := importRef{file: f.Path, line: imp.Line, spec: imp.Spec, test: imp.Test || f.Kind == model.FileTest || f.DevOnly}
 			switch imp.Kind {
 			case model.ImportInternalFile:
 				byFile[imp.Target] = append(byFile[imp.Target], ref)

@@ -95,8 +95,13 @@ type File struct {
 	Size      int64    `json:"size"`
 	Lines     int      `json:"lines"`
 	Module    string   `json:"module,omitempty"` // the id of the module that owns it
-	Imports   []Import `json:"imports,omitempty"`
-	Symbols   []Symbol `json:"symbols,omitempty"` // exported symbols
+	// DevOnly marks code that only tests, examples and benchmarks build,
+	// though the file is not a test itself (a Rust example, benchmark or
+	// module under #[cfg(test)]): its imports make test edges. Like
+	// Module, it is derived from the other files.
+	DevOnly bool     `json:"devOnly,omitempty"`
+	Imports []Import `json:"imports,omitempty"`
+	Symbols []Symbol `json:"symbols,omitempty"` // exported symbols
 	// Package is the package the file declares, in languages that say it
 	// in the file: Go's package clause ("main" marks a command), Java's and
 	// Kotlin's package declaration.
@@ -231,8 +236,9 @@ type Role struct {
 }
 
 // Dependency scopes: an edge that production code makes is production;
-// one made only by tests (test files, test-only code, test or dev
-// manifest declarations) is test.
+// one made only by tests (test files, test-only code, examples and
+// benchmarks built with dev-dependencies, test or dev manifest
+// declarations) is test.
 const (
 	ScopeProduction = "production"
 	ScopeTest       = "test"

@@ -73,7 +73,7 @@ func assembleWith(ctx context.Context, root, head string, files []model.File, co
 			}
 			f.Imports = imps
 		}
-		f.Module = ""
+		f.Module, f.DevOnly = "", false
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -134,6 +134,7 @@ func assembleWith(ctx context.Context, root, head string, files []model.File, co
 		}
 		f := &files[i]
 		f.Module = mods.of(dirOf(f.Path))
+		f.DevOnly = f.Language == "Rust" && f.Kind != model.FileTest && res.rs.devOnly(f)
 		for k := range f.Imports {
 			res.resolve(f, &f.Imports[k])
 		}
@@ -195,12 +196,13 @@ func (ix *index) dependencies(mods *moduleSet, res *resolver) []model.Dependency
 		if f.Module == "" || neverBuilt(f) {
 			continue
 		}
+		dev := f.Kind == model.FileTest || f.DevOnly
 		for _, imp := range f.Imports {
 			to := res.targetModule(imp)
 			if to == "" || to == f.Module {
 				continue
 			}
-			d := edge(f.Module, to, imp.Kind, f.Kind == model.FileTest || imp.Test)
+			d := edge(f.Module, to, imp.Kind, dev || imp.Test)
 			d.Imports++
 			if len(d.Evidence) < maxEvidence {
 				d.Evidence = append(d.Evidence, model.Evidence{File: f.Path, Line: imp.Line, Detail: "imports " + imp.Spec})

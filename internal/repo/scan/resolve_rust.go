@@ -28,6 +28,8 @@ type rustState struct {
 	children map[string]map[string]string // module file → child name → file
 	parent   map[string]string            // module file → its parent module file
 	rootOf   map[string]string            // module file → its crate root file
+	rootKind map[string]string            // crate root file → lib, bin, example, test, bench, build
+	testMod  map[string]bool              // module files declared under #[cfg(test)], and their subtrees
 }
 
 // rustRoot is a crate root: its file and the kind of target it is.
@@ -43,6 +45,8 @@ func (s *rustState) init(r *resolver) {
 	s.children = map[string]map[string]string{}
 	s.parent = map[string]string{}
 	s.rootOf = map[string]string{}
+	s.rootKind = map[string]string{}
+	s.testMod = map[string]bool{}
 	var pkgs []*manifestInfo
 	for _, mi := range r.ix.manifests {
 		if path.Base(mi.m.Path) == "Cargo.toml" && mi.crate != "" && !skipModuleDir(mi.dir) {
@@ -67,6 +71,7 @@ func (s *rustState) init(r *resolver) {
 	for _, mi := range pkgs {
 		s.roots[mi] = s.crateRoots(mi, byDir)
 		for _, root := range s.roots[mi] {
+			s.rootKind[root.file] = root.kind
 			s.walkTree(root.file)
 		}
 	}
@@ -189,6 +194,9 @@ func (s *rustState) walkTree(root string) {
 			}
 			s.rootOf[child] = root
 			s.parent[child] = file
+			if m.Test || s.testMod[file] {
+				s.testMod[child] = true
+			}
 			queue = append(queue, child)
 		}
 	}
@@ -237,6 +245,32 @@ func (s *rustState) place(mi *manifestInfo, file string) (root string, ok bool) 
 		return "", false
 	}
 	return best.file, true
+}
+
+// devOnly reports a Rust file of an example, a benchmark or an
+// integration test, or a module declared under #[cfg(test)]: code that
+// builds only with the dev-dependencies, never part of what the package
+// ships.
+func (s *rustState) devOnly(f *model.File) bool {
+	if len(s.roots) == 0 {
+		return false
+	}
+	own := s.crateOf(dirOf(f.Path))
+	if own == nil {
+		return false
+	}
+	if s.testMod[f.Path] {
+		return true // declared under #[cfg(test)]: the crate's tests only
+	}
+	root, ok := s.place(own, f.Path)
+	if !ok {
+		return false
+	}
+	switch s.rootKind[root] {
+	case "example", "bench", "test":
+		return true
+	}
+	return false
 }
 
 // libRoot is a package's library crate root, "" without one.

@@ -25,14 +25,18 @@ path = "crates/core/main.rs"
 grep = { version = "0.3", path = "crates/grep" }
 
 [workspace]
-members = ["crates/grep"]
+members = ["crates/grep", "crates/regex"]
 `,
 		"crates/core/main.rs":             "mod flags;\nmod search;\n\nuse crate::flags::Args;\n\nfn main() { let _ = Args; }\n",
 		"crates/core/flags/mod.rs":        "mod defs;\n\npub use self::defs::Flag;\nuse super::search::Searcher;\n\npub struct Args;\n",
 		"crates/core/flags/defs.rs":       "use crate::search::Searcher;\n\npub struct Flag;\n",
 		"crates/core/search.rs":           "use grep::Matcher;\n\npub struct Searcher;\n",
-		"crates/grep/Cargo.toml":          "[package]\nname = \"grep\"\nversion = \"0.3.1\"\n",
-		"crates/grep/src/lib.rs":          "pub mod matcher;\n#[path = \"gen/tables.rs\"]\nmod tables;\n\npub use matcher::Matcher;\n",
+		"crates/grep/Cargo.toml":          "[package]\nname = \"grep\"\nversion = \"0.3.1\"\n\n[dev-dependencies]\ngrep-regex = { path = \"../regex\" }\n",
+		"crates/grep/src/lib.rs":          "pub mod matcher;\n#[path = \"gen/tables.rs\"]\nmod tables;\n#[cfg(test)]\nmod support;\n\npub use matcher::Matcher;\n",
+		"crates/grep/src/support.rs":      "use grep_regex::Regex;\n",
+		"crates/grep/examples/demo.rs":    "use grep_regex::Regex;\nuse grep::Matcher;\n\nfn main() {}\n",
+		"crates/regex/Cargo.toml":         "[package]\nname = \"grep-regex\"\nversion = \"0.1.0\"\n",
+		"crates/regex/src/lib.rs":         "pub struct Regex;\n",
 		"crates/grep/src/matcher.rs":      "use crate::tables::TABLE;\n\npub struct Matcher;\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n}\n",
 		"crates/grep/src/gen/tables.rs":   "pub const TABLE: [u8; 1] = [0];\n",
 		"crates/grep/src/bin/grepdump.rs": "use grep::matcher::Matcher;\n\nfn main() {}\n",
@@ -60,7 +64,17 @@ members = ["crates/grep"]
 	if k := file(t, g, "tests/integration.rs").Kind; k != model.FileTest {
 		t.Errorf("tests/integration.rs is %s", k)
 	}
-	if f := file(t, g, "crates/grep/src/lib.rs"); len(f.Submodules) != 2 || f.Submodules[1].Path != "gen/tables.rs" {
+	// Examples and #[cfg(test)] modules build with the dev-dependencies:
+	// grep uses grep-regex only there.
+	for _, p := range []string{"crates/grep/src/support.rs", "crates/grep/examples/demo.rs"} {
+		if f := file(t, g, p); !f.DevOnly || f.Kind == model.FileTest {
+			t.Errorf("%s: dev only %v, kind %s", p, f.DevOnly, f.Kind)
+		}
+	}
+	if d := edge(t, g, "crates/grep", "crates/regex"); d.Scope != model.ScopeTest {
+		t.Errorf("grep → grep-regex is a dev edge: %+v", d)
+	}
+	if f := file(t, g, "crates/grep/src/lib.rs"); len(f.Submodules) != 3 || f.Submodules[1].Path != "gen/tables.rs" {
 		t.Errorf("submodules %+v", f.Submodules)
 	}
 }

@@ -418,6 +418,7 @@ func sameSymbols(a, b []model.Symbol) bool {
 func sameFacts(old, fresh *model.File) bool {
 	a, b := *old, *fresh
 	a.Module, b.Module = "", ""
+	a.DevOnly, b.DevOnly = false, false
 	a.Imports, b.Imports = specsOnly(a.Imports), specsOnly(b.Imports)
 	return reflect.DeepEqual(a, b)
 }

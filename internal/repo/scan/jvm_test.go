@@ -85,7 +85,9 @@ ext.guavaVersion = '33.2.0-jre'
 // catalog's coordinates; an undeclared import is no external package.
 func TestGradleKotlinDSLAccessorsAndCatalog(t *testing.T) {
 	g := scanFixture(t, map[string]string{
-		"settings.gradle.kts": "rootProject.name = \"okapi\"\n\nenableFeaturePreview(\"TYPESAFE_PROJECT_ACCESSORS\")\n\ninclude(\n    \":okapi-core\",\n    \":foo-bar\",\n    \":samples:hello\",\n)\n",
+		"settings.gradle.kts":                       "rootProject.name = \"okapi\"\n\nenableFeaturePreview(\"TYPESAFE_PROJECT_ACCESSORS\")\n\ninclude(\n    \":okapi-core\",\n    \":foo-bar\",\n    \":samples:hello\",\n)\ninclude(\":mockserver\")\nproject(\":mockserver\").name = \"mockserver3\"\n",
+		"mockserver/build.gradle.kts":               "dependencies {\n    \"friendsApi\"(projects.okapiCore)\n}\n",
+		"mockserver/src/main/kotlin/mock/Server.kt": "package mock\n\nclass Server\n",
 		"gradle/libs.versions.toml": `[versions]
 kotlin = "2.0.0"
 okio = { strictly = "3.9.0" }
@@ -117,7 +119,7 @@ kotlin {
 }
 `,
 		"foo-bar/build.gradle.kts":                            "dependencies {\n    implementation(projects.okapiCore)\n    testImplementation(libs.assertk)\n}\n",
-		"samples/hello/build.gradle.kts":                      "dependencies {\n    implementation(projects.fooBar)\n    implementation(projects.nope)\n    implementation(libs.missing.lib)\n}\n",
+		"samples/hello/build.gradle.kts":                      "dependencies {\n    implementation(projects.fooBar)\n    implementation(projects.nope)\n    implementation(libs.missing.lib)\n    testImplementation(projects.mockserver3)\n}\n",
 		"okapi-core/src/commonMain/kotlin/okapi/Okapi.kt":     "package okapi\n\nimport okio.Buffer\n\nfun okapi(): Buffer = Buffer()\n",
 		"okapi-core/src/commonTest/kotlin/okapi/OkapiTest.kt": "package okapi\n\nimport assertk.assertThat\nimport assertk.assertions.isEqualTo\n\nclass OkapiTest\n",
 		"foo-bar/src/main/kotlin/foo/Bar.kt":                  "package foo\n\nimport okapi.okapi\nimport org.undeclared.Thing\n\nfun bar() = okapi()\n",
@@ -127,6 +129,10 @@ kotlin {
 		t.Errorf("foo-bar → okapi-core %+v", d)
 	}
 	edge(t, g, "samples/hello", "foo-bar")
+	if d := edge(t, g, "samples/hello", "mockserver"); d.Scope != model.ScopeTest {
+		t.Errorf("projects.mockserver3, the renamed :mockserver, in its directory: %+v", d)
+	}
+	edge(t, g, "mockserver", "okapi-core")
 	wantImport(t, g, "foo-bar/src/main/kotlin/foo/Bar.kt", "okapi.okapi", model.ImportInternalFile, "okapi-core/src/commonMain/kotlin/okapi/Okapi.kt")
 	wantImport(t, g, "foo-bar/src/main/kotlin/foo/Bar.kt", "org.undeclared.Thing", model.ImportExternal, "")
 	wantImport(t, g, "okapi-core/src/commonTest/kotlin/okapi/OkapiTest.kt", "assertk.assertions.isEqualTo", model.ImportExternal, "com.willowtreeapps.assertk:assertk")
@@ -292,7 +298,22 @@ func TestMavenParentAndProperties(t *testing.T) {
 func TestGradleRootScriptConfiguresProjects(t *testing.T) {
 	g := scanFixture(t, map[string]string{
 		"settings.gradle": "include 'clients',\n    'core',\n    'connect:api'\n",
-		"build.gradle": `subprojects {
+		"gradle/dependencies.gradle": `ext {
+  versions = [:]
+  libs = [:]
+}
+versions += [
+  slf4j: "2.0.13",
+]
+libs += [
+  slf4jApi: "org.slf4j:slf4j-api:$versions.slf4j",
+]
+`,
+		"build.gradle": `buildscript {
+    apply from: "$rootDir/gradle/dependencies.gradle"
+}
+
+subprojects {
     dependencies {
         testImplementation "junit:junit:4.13.2"
     }
@@ -302,6 +323,7 @@ project(':core') {
     dependencies {
         implementation project(':clients')
         implementation "org.scala-lang:scala-library:2.13.14"
+        implementation libs.slf4jApi
     }
 }
 
@@ -323,7 +345,68 @@ project(':connect:api') {
 	if e := external(t, g, "gradle", "org.scala-lang:scala-library"); strings.Join(e.UsedBy, ",") != "core" {
 		t.Errorf("scala-library is core's: %+v", e)
 	}
+	if e := external(t, g, "gradle", "org.slf4j:slf4j-api"); e.Version != "2.0.13" || strings.Join(e.UsedBy, ",") != "core" {
+		t.Errorf("slf4j from the applied gradle/dependencies.gradle: %+v", e)
+	}
+	for _, m := range g.Manifests {
+		if len(m.Problems) > 0 {
+			t.Errorf("%s: %q", m.Path, m.Problems)
+		}
+	}
 	if e := external(t, g, "gradle", "junit:junit"); strings.Join(e.UsedBy, ",") != "clients,connect/api,core" || !e.Dev {
 		t.Errorf("junit is every subproject's test dependency: %+v", e)
+	}
+}
+
+// What the build declares decides among the modules declaring a name:
+// okhttp's split okhttp3.internal package is in okhttp (main) and
+// okhttp-testing-support, and mockwebserver's main code, which declares
+// okhttp for main and the testing support for its tests, uses okhttp's;
+// a module whose build declares a published artifact of a package the
+// repository also holds (Kafka's streams upgrade tests use kafka-streams
+// 0.10.0) uses the artifact. A project's source sets are its code, never
+// modules of their own.
+func TestJVMDeclaredDependencyDecides(t *testing.T) {
+	g := scanFixture(t, map[string]string{
+		"settings.gradle.kts":                                                         "include(\":okhttp\", \":testing-support\", \":mockwebserver\", \":streams\", \":upgrade-tests\")\n",
+		"okhttp/build.gradle.kts":                                                     "plugins { kotlin(\"multiplatform\") }\n",
+		"testing-support/build.gradle.kts":                                            "dependencies {\n    api(projects.okhttp)\n}\n",
+		"mockwebserver/build.gradle.kts":                                              "dependencies {\n    \"friendsApi\"(projects.okhttp)\n    testImplementation(projects.testingSupport)\n}\n",
+		"streams/build.gradle.kts":                                                    "\n",
+		"upgrade-tests/build.gradle.kts":                                              "dependencies {\n    testImplementation(\"org.apache.kafka:kafka-streams:0.10.0.1\")\n}\n",
+		"okhttp/src/commonJvmAndroid/kotlin/okhttp3/internal/internal.kt":             "package okhttp3.internal\n\ninternal fun addHeaderLenient() {}\n",
+		"okhttp/src/commonJvmAndroid/kotlin/okhttp3/internal/Util.kt":                 "package okhttp3.internal\n\nobject Util\n",
+		"okhttp/src/commonJvmAndroid/kotlin/okhttp3/Headers.kt":                       "package okhttp3\n\nclass Headers\n",
+		"okhttp/src/androidMain/kotlin/okhttp3/OkHttp.android.kt":                     "package okhttp3\n\nimport okhttp3.internal.CONST_VERSION\n\nobject OkHttp\n",
+		"testing-support/src/main/kotlin/okhttp3/internal/Recording.kt":               "package okhttp3.internal\n\nclass Recording\n",
+		"mockwebserver/src/main/kotlin/mockwebserver3/MockResponse.kt":                "package mockwebserver3\n\nimport okhttp3.Headers\nimport okhttp3.internal.addHeaderLenient\n\nclass MockResponse\n",
+		"mockwebserver/src/test/kotlin/mockwebserver3/MockResponseTest.kt":            "package mockwebserver3\n\nimport okhttp3.internal.Recording\n\nclass MockResponseTest\n",
+		"streams/src/main/java/org/apache/kafka/streams/KafkaStreams.java":            "package org.apache.kafka.streams;\n\npublic class KafkaStreams {}\n",
+		"streams/src/main/java/org/apache/kafka/streams/kstream/KStream.java":         "package org.apache.kafka.streams.kstream;\n\npublic interface KStream {}\n",
+		"upgrade-tests/src/test/java/org/apache/kafka/streams/tests/UpgradeTest.java": "package org.apache.kafka.streams.tests;\n\nimport org.apache.kafka.streams.KafkaStreams;\nimport org.apache.kafka.streams.kstream.KStreamBuilder;\n\npublic class UpgradeTest {}\n",
+	})
+	for _, m := range g.Modules {
+		if strings.Contains(m.ID, "/src") {
+			t.Errorf("module %s is a source set of a project", m.ID)
+		}
+	}
+	mr := "mockwebserver/src/main/kotlin/mockwebserver3/MockResponse.kt"
+	wantImport(t, g, mr, "okhttp3.Headers", model.ImportInternalFile, "okhttp/src/commonJvmAndroid/kotlin/okhttp3/Headers.kt")
+	wantImport(t, g, mr, "okhttp3.internal.addHeaderLenient", model.ImportInternalModule, "okhttp/src/commonJvmAndroid/kotlin/okhttp3/internal")
+	wantImport(t, g, "mockwebserver/src/test/kotlin/mockwebserver3/MockResponseTest.kt", "okhttp3.internal.Recording", model.ImportInternalFile, "testing-support/src/main/kotlin/okhttp3/internal/Recording.kt")
+	if imp := importOf(t, g, "okhttp/src/androidMain/kotlin/okhttp3/OkHttp.android.kt", "okhttp3.internal.CONST_VERSION"); !strings.HasPrefix(imp.Target, "okhttp/") {
+		t.Errorf("a generated constant of okhttp's own package is okhttp's: %+v", imp)
+	}
+	if d := edge(t, g, "mockwebserver", "testing-support"); d.Scope != model.ScopeTest {
+		t.Errorf("mockwebserver uses the testing support in its tests only: %+v", d)
+	}
+	edge(t, g, "mockwebserver", "okhttp")
+	noEdge(t, g, "okhttp", "testing-support")
+	ut := "upgrade-tests/src/test/java/org/apache/kafka/streams/tests/UpgradeTest.java"
+	wantImport(t, g, ut, "org.apache.kafka.streams.KafkaStreams", model.ImportExternal, "org.apache.kafka:kafka-streams")
+	wantImport(t, g, ut, "org.apache.kafka.streams.kstream.KStreamBuilder", model.ImportExternal, "org.apache.kafka:kafka-streams")
+	noEdge(t, g, "upgrade-tests", "streams")
+	if len(g.Cycles) != 0 {
+		t.Errorf("cycles %+v", g.Cycles)
 	}
 }

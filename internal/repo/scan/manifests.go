@@ -39,6 +39,7 @@ type manifestInfo struct {
 	gradleSettings *gradleSettings
 	gradleProps    map[string]string
 	gradleRefs     []gradleRef
+	gradleApplied  []string        // scripts applied with apply from:, as written
 	gradleForeign  []gradleForeign // dependencies declared for other projects
 
 	// Maven: what linking the POM to its parents needs.

@@ -81,6 +81,7 @@ func parseGradleSettings(p string, data []byte) *manifestInfo {
 	toks := gradleLex(data, strings.HasSuffix(p, ".kts"))
 	var order []string
 	overrides := map[string]string{}
+	renames := map[string]string{}
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		if t.kind != tIdent || i > 0 && toks[i-1].text == "." {
@@ -117,6 +118,12 @@ func parseGradleSettings(p string, data []byte) *manifestInfo {
 				i = end
 			}
 		case "project":
+			// project(':x').name = 'y': the project is :y, in x's directory.
+			if i+7 < len(toks) && toks[i+1].text == "(" && toks[i+2].kind == tString && toks[i+3].text == ")" &&
+				toks[i+4].text == "." && toks[i+5].text == "name" && toks[i+6].text == "=" && toks[i+7].kind == tString {
+				renames[gradleProjectPath(toks[i+2].text)] = toks[i+7].text
+				continue
+			}
 			// project(':x').projectDir = file('dir') / new File(rootDir, 'dir')
 			if i+6 < len(toks) && toks[i+1].text == "(" && toks[i+2].kind == tString && toks[i+3].text == ")" &&
 				toks[i+4].text == "." && toks[i+5].text == "projectDir" && toks[i+6].text == "=" {
@@ -166,6 +173,9 @@ func parseGradleSettings(p string, data []byte) *manifestInfo {
 		d, ok := joinDir("", dirOfProject(pp))
 		if !ok || d == "" {
 			continue // outside the build (includeFlat-like)
+		}
+		if name, ok := renames[pp]; ok {
+			pp = pp[:strings.LastIndexByte(pp, ':')+1] + name
 		}
 		st.projects[pp] = d
 		st.accessors[gradleAccessor(pp)] = pp
@@ -347,10 +357,36 @@ func parseGradleBuild(p string, data []byte) *manifestInfo {
 			}
 			continue
 		}
+		if t.kind == tString && i+1 < len(toks) && toks[i+1].text == "(" && t.first {
+			// "friendsApi"(projects.okhttp): a configuration named by a string.
+			if dev, ok := gradleConfiguration(t.text); ok {
+				if args, end, ok := gradleArgs(toks, i+1); ok {
+					if len(targets) == 0 {
+						mi.gradleDependencies(args, dev || len(testBlocks) > 0, t.line)
+					}
+					i = end
+				}
+			}
+			continue
+		}
 		if t.kind != tIdent {
 			continue
 		}
 		gradleProperty(toks, i, mi.gradleProps)
+		if t.text == "apply" {
+			// apply from: "$rootDir/gradle/dependencies.gradle", apply(from = "…")
+			for k := i + 1; k+2 < len(toks) && toks[k].line == t.line && k < i+8; k++ {
+				if toks[k].text == "from" && (toks[k+1].text == ":" || toks[k+1].text == "=") {
+					for j := k + 2; j < len(toks) && toks[j].line == t.line; j++ {
+						if toks[j].kind == tString {
+							mi.gradleApplied = append(mi.gradleApplied, toks[j].text)
+							break
+						}
+					}
+					break
+				}
+			}
+		}
 		if i > 0 && (toks[i-1].text == "." || toks[i-1].text == "fun") {
 			continue
 		}
@@ -422,8 +458,15 @@ func gradleTestBlock(toks []tok, open int) bool {
 // `val x by extra("1")`.
 func gradleProperty(toks []tok, i int, props map[string]string) {
 	t := toks[i]
-	if i+2 < len(toks) && toks[i+1].text == "=" && toks[i+2].text == "[" && (i == 0 || toks[i-1].text != "." || i > 1 && toks[i-2].text == "ext") {
-		gradleMapLiteral(toks, i+2, t.text, props) // ext.deps = [okhttp: '…', kotlin: [stdlib: '…']]
+	open := -1
+	switch {
+	case i+2 < len(toks) && toks[i+1].text == "=" && toks[i+2].text == "[":
+		open = i + 2
+	case i+3 < len(toks) && toks[i+1].text == "+" && toks[i+2].text == "=" && toks[i+3].text == "[":
+		open = i + 3 // libs += [ … ]
+	}
+	if open > 0 && (i == 0 || toks[i-1].text != "." || i > 1 && toks[i-2].text == "ext") {
+		gradleMapLiteral(toks, open, t.text, props) // ext.deps = [okhttp: '…', kotlin: [stdlib: '…']]
 		return
 	}
 	switch {
@@ -779,6 +822,52 @@ func (ix *index) linkGradle() {
 		srcAt[dir] = c
 		return c
 	}
+	scriptProps := map[string]map[string]string{}
+	// applied reads the properties of the scripts a build script applies
+	// (apply from: "$rootDir/gradle/dependencies.gradle"), transitively.
+	var applied func(mi *manifestInfo, buildDir string) map[string]string
+	applied = func(mi *manifestInfo, buildDir string) map[string]string {
+		if mi == nil || len(mi.gradleApplied) == 0 {
+			return nil
+		}
+		out := map[string]string{}
+		for _, a := range mi.gradleApplied {
+			base, rel := mi.dir, a
+			for _, p := range []string{"$rootDir/", "${rootDir}/", "$rootProject.projectDir/", "${rootProject.projectDir}/"} {
+				if r, ok := strings.CutPrefix(a, p); ok {
+					base, rel = buildDir, r
+				}
+			}
+			for _, p := range []string{"$projectDir/", "${projectDir}/"} {
+				rel = strings.TrimPrefix(rel, p)
+			}
+			p, ok := joinDir(base, rel)
+			if !ok || strings.Contains(p, "$") {
+				continue
+			}
+			props, done := scriptProps[p]
+			if !done {
+				scriptProps[p] = nil // a script applying itself stops here
+				if data, ok := ix.configs[p]; ok {
+					sub := parseGradleBuild(p, data)
+					sub.dir = dirOf(p)
+					props = sub.gradleProps
+					for k, v := range applied(sub, buildDir) {
+						if _, ok := props[k]; !ok {
+							props[k] = v
+						}
+					}
+				}
+				scriptProps[p] = props
+			}
+			for k, v := range props {
+				if _, ok := out[k]; !ok {
+					out[k] = v
+				}
+			}
+		}
+		return out
+	}
 	buildAt := map[string]*manifestInfo{}
 	for _, mi := range ix.manifests {
 		if mi.gradleProps != nil {
@@ -800,7 +889,8 @@ func (ix *index) linkGradle() {
 		if st != nil {
 			buildDir = st.dir
 		}
-		sources := []map[string]string{mi.gradleProps, buildAt[buildDir].props(), gradleProps(mi.dir), gradleProps(buildDir), buildSrc(buildDir)}
+		sources := []map[string]string{mi.gradleProps, applied(mi, buildDir), buildAt[buildDir].props(), applied(buildAt[buildDir], buildDir),
+			gradleProps(mi.dir), gradleProps(buildDir), buildSrc(buildDir)}
 		lookup := func(name string) (string, bool) {
 			for _, props := range sources {
 				if v, ok := props[name]; ok {

@@ -190,6 +190,9 @@ func (ix *index) modules(ws []workspace) *moduleSet {
 			if !roots[parts[r]] {
 				continue
 			}
+			if parts[r] == "src" && ix.jvmSourceSetDir(strings.Join(parts[:r+2], "/")) {
+				break // src/main, src/test/java: a JVM project's source sets are its code, not modules
+			}
 			parent := strings.Join(parts[:r], "/")
 			if _, ok := cands[parent]; parent == "" || ok && cands[parent].basis != model.BasisDirectory {
 				// A package between the source root and d owns d:
@@ -283,6 +286,18 @@ func (ix *index) modules(ws []workspace) *moduleSet {
 	}
 	ix.describe(ms)
 	return ms
+}
+
+// jvmSourceSetDir reports a Gradle/Maven source set folder (src/main,
+// src/test, src/integrationTest, src/commonJvmAndroid): one holding a
+// java, kotlin, scala or groovy folder.
+func (ix *index) jvmSourceSetDir(d string) bool {
+	for lang := range jvmLangDirs {
+		if lang != "resources" && ix.dirs[d+"/"+lang] {
+			return true
+		}
+	}
+	return false
 }
 
 // moduleCand is why a directory would be a module.

@@ -225,7 +225,8 @@ func isConfigFile(p string) bool {
 		"Chart.yaml":
 		return true
 	}
-	if strings.HasSuffix(p, "vendor/modules.txt") || strings.HasSuffix(name, ".versions.toml") || name == "gradle.properties" || isBuildSrcSource(p) {
+	if strings.HasSuffix(p, "vendor/modules.txt") || strings.HasSuffix(name, ".versions.toml") || name == "gradle.properties" || isBuildSrcSource(p) ||
+		strings.HasSuffix(name, ".gradle") || strings.HasSuffix(name, ".gradle.kts") {
 		return true
 	}
 	if strings.HasPrefix(name, "tsconfig") && strings.HasSuffix(name, ".json") {

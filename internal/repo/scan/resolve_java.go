@@ -26,7 +26,8 @@ type jvmState struct {
 	pkgs    map[string][]string // package → directories of its files, sorted
 	deps    []jvmDep
 	depEco  map[string]string          // dependency name → ecosystem
-	declare map[string]map[string]bool // module → the modules its build declares
+	declare map[string]map[string]bool // module → the modules its build declares → for its tests only
+	modDeps map[string][]jvmDep        // module → the external dependencies its build declares
 }
 
 type jvmDep struct{ group, name string }
@@ -37,6 +38,7 @@ func (s *jvmState) init(r *resolver) {
 	s.pkgs = map[string][]string{}
 	s.depEco = map[string]string{}
 	s.declare = map[string]map[string]bool{}
+	s.modDeps = map[string][]jvmDep{}
 	add := func(m map[string][]string, k, v string) {
 		if l := m[k]; len(l) == 0 || l[len(l)-1] != v {
 			m[k] = append(l, v)
@@ -71,15 +73,19 @@ func (s *jvmState) init(r *resolver) {
 		}
 		mi.eachDeclared(func(dir string, d model.PackageDep, _ int) {
 			if d.Path != "" {
-				from := r.mods.of(dir)
+				from, to := r.mods.of(dir), r.mods.of(d.Path)
 				if s.declare[from] == nil {
 					s.declare[from] = map[string]bool{}
 				}
-				s.declare[from][r.mods.of(d.Path)] = true
+				if testOnly, seen := s.declare[from][to]; !seen || testOnly {
+					s.declare[from][to] = d.Dev
+				}
 				return
 			}
 			if g, _, ok := strings.Cut(d.Name, ":"); ok {
 				s.deps = append(s.deps, jvmDep{group: g, name: d.Name})
+				m := r.mods.of(dir)
+				s.modDeps[m] = append(s.modDeps[m], jvmDep{group: g, name: d.Name})
 				if _, ok := s.depEco[d.Name]; !ok {
 					s.depEco[d.Name] = mi.m.Ecosystem
 				}
@@ -101,6 +107,13 @@ func jvmTestPath(p string) bool {
 // code declares it and the importer is main code). own reports whether
 // a candidate was in the importer's own module, usable or not.
 func (s *jvmState) pick(f *model.File, cands []string, dirs bool) (best string, ok, own bool) {
+	best, ok, own, _ = s.pickScored(f, cands, dirs)
+	return best, ok, own
+}
+
+// pickScored is pick that also says whether the choice is in a module the
+// importer's build does not declare.
+func (s *jvmState) pickScored(f *model.File, cands []string, dirs bool) (best string, ok, own, undeclared bool) {
 	fDir := dirOf(f.Path)
 	fMod := s.r.mods.of(fDir)
 	fSet, _ := jvmSourceSet(f.Path)
@@ -121,6 +134,8 @@ func (s *jvmState) pick(f *model.File, cands []string, dirs bool) (best string, 
 		if cMod == fMod {
 			own = true
 		}
+		testOnly, declared := s.declare[fMod][cMod]
+		declared = declared && (fTest || !testOnly) // main code sees what the build declares for main
 		if cTest && !fTest {
 			continue // main code never depends on tests
 		}
@@ -132,11 +147,11 @@ func (s *jvmState) pick(f *model.File, cands []string, dirs bool) (best string, 
 			score = 1
 		case cMod == fMod:
 			score = 2
-		case s.declare[fMod][cMod] && !cTest:
+		case declared && !cTest:
 			score = 10
 		case !cTest:
 			score = 20
-		case s.declare[fMod][cMod]:
+		case declared:
 			score = 30
 		default:
 			score = 40
@@ -145,7 +160,7 @@ func (s *jvmState) pick(f *model.File, cands []string, dirs bool) (best string, 
 			best, bestScore, ok = c, score, true
 		}
 	}
-	return best, ok, own
+	return best, ok, own, bestScore == 20 || bestScore == 40
 }
 
 func (s *jvmState) resolve(f *model.File, spec string) (model.ImportKind, string) {
@@ -156,7 +171,10 @@ func (s *jvmState) resolve(f *model.File, spec string) (model.ImportKind, string
 	}
 	if pkg, ok := strings.CutSuffix(spec, ".*"); ok {
 		if dirs := s.pkgs[pkg]; len(dirs) > 0 {
-			if d, ok, own := s.pick(f, dirs, true); ok {
+			if d, ok, own, undeclared := s.pickScored(f, dirs, true); ok {
+				if dep := s.dependencyIn(pkg, s.modDeps[s.r.mods.of(dirOf(f.Path))]); undeclared && dep != "" {
+					return model.ImportExternal, dep
+				}
 				return model.ImportInternalModule, moduleID(d)
 			} else if own {
 				return ownModule()
@@ -173,7 +191,16 @@ func (s *jvmState) resolve(f *model.File, spec string) (model.ImportKind, string
 		name := spec
 		for k := 0; k < 3 && name != ""; k++ {
 			if files := s.classes[name]; len(files) > 0 {
-				if t, ok, own := s.pick(f, files, false); ok {
+				if t, ok, own, undeclared := s.pickScored(f, files, false); ok {
+					if undeclared {
+						// Another module declares the name, but this one's build
+						// does not depend on it and does declare an artifact
+						// providing the package (streams' upgrade tests use
+						// kafka-streams 0.10, not the repository's streams).
+						if d := s.dependencyIn(spec, s.modDeps[s.r.mods.of(dirOf(f.Path))]); d != "" {
+							return model.ImportExternal, d
+						}
+					}
 					return model.ImportInternalFile, t
 				} else if own {
 					return ownModule()
@@ -189,7 +216,10 @@ func (s *jvmState) resolve(f *model.File, spec string) (model.ImportKind, string
 				// A member of a known package no file declares by that name
 				// (a generated class, a Kotlin declaration kontext does not
 				// list): the package's directory the importer sees.
-				if d, ok, own := s.pick(f, dirs, true); ok {
+				if d, ok, own, undeclared := s.pickScored(f, dirs, true); ok {
+					if dep := s.dependencyIn(spec, s.modDeps[s.r.mods.of(dirOf(f.Path))]); undeclared && dep != "" {
+						return model.ImportExternal, dep
+					}
 					return model.ImportInternalModule, moduleID(d)
 				} else if own {
 					return ownModule()
@@ -225,10 +255,16 @@ var jvmKnownPackages = map[string]string{
 // com.fasterxml.jackson.core), or the group's last segment starts them
 // (com.squareup.okhttp3 → okhttp3), or the artifact does
 // (kotlinx-coroutines-core → kotlinx.coroutines).
-func (s *jvmState) dependencyOf(spec string) string {
+func (s *jvmState) dependencyOf(spec string) string { return s.dependencyIn(spec, s.deps) }
+
+// dependencyIn is dependencyOf among the given dependencies.
+func (s *jvmState) dependencyIn(spec string, deps []jvmDep) string {
+	if len(deps) == 0 {
+		return ""
+	}
 	for prefix, name := range jvmKnownPackages {
 		if spec == prefix || strings.HasPrefix(spec, prefix+".") {
-			for _, d := range s.deps {
+			for _, d := range deps {
 				if d.name == name || strings.HasPrefix(d.name, name) {
 					return d.name
 				}
@@ -241,7 +277,7 @@ func (s *jvmState) dependencyOf(spec string) string {
 		inSpec[seg] = true
 	}
 	best, bestScore := "", 0
-	for _, d := range s.deps {
+	for _, d := range deps {
 		artifact := d.name[strings.IndexByte(d.name, ':')+1:]
 		score := 0
 		switch {

@@ -223,7 +223,11 @@ func (ix *index) dependencies(mods *moduleSet, res *resolver) []model.Dependency
 			}
 			d := edge(from, to, model.ImportWorkspacePackage, dep.Dev)
 			if len(d.Evidence) < maxEvidence+1 {
-				d.Evidence = append(d.Evidence, model.Evidence{File: mi.m.Path, Line: line, Detail: "declares " + dep.Name})
+				file := mi.m.Path
+				if p, ok := mi.depFrom[dep.Name]; ok {
+					file = p
+				}
+				d.Evidence = append(d.Evidence, model.Evidence{File: file, Line: line, Detail: "declares " + dep.Name})
 			}
 		})
 	}

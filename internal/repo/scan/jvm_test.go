@@ -410,3 +410,30 @@ func TestJVMDeclaredDependencyDecides(t *testing.T) {
 		t.Errorf("cycles %+v", g.Cycles)
 	}
 }
+
+// A parent POM's <dependencies> are its children's (Guice: every
+// extension depends on the core through extensions/pom.xml).
+func TestMavenInheritedDependencies(t *testing.T) {
+	g := scanFixture(t, map[string]string{
+		"pom.xml":      "<project><groupId>com.google.inject</groupId><artifactId>guice-parent</artifactId><version>7.0.0</version><modules><module>core</module><module>extensions</module></modules></project>",
+		"core/pom.xml": "<project><parent><groupId>com.google.inject</groupId><artifactId>guice-parent</artifactId><version>7.0.0</version></parent><artifactId>guice</artifactId></project>",
+		"extensions/pom.xml": `<project><parent><groupId>com.google.inject</groupId><artifactId>guice-parent</artifactId><version>7.0.0</version></parent>
+  <groupId>com.google.inject.extensions</groupId><artifactId>extensions-parent</artifactId><packaging>pom</packaging>
+  <modules><module>servlet</module></modules>
+  <dependencies>
+    <dependency><groupId>com.google.inject</groupId><artifactId>guice</artifactId><version>${project.version}</version></dependency>
+    <dependency><groupId>com.google.guava</groupId><artifactId>guava-testlib</artifactId><version>33.0.0-jre</version><scope>test</scope></dependency>
+  </dependencies>
+</project>`,
+		"extensions/servlet/pom.xml":                                   "<project><parent><groupId>com.google.inject.extensions</groupId><artifactId>extensions-parent</artifactId><version>7.0.0</version></parent><artifactId>guice-servlet</artifactId></project>",
+		"core/src/com/google/inject/Injector.java":                     "package com.google.inject;\n\npublic interface Injector {}\n",
+		"extensions/servlet/src/com/google/inject/servlet/Filter.java": "package com.google.inject.servlet;\n\npublic class Filter {}\n",
+	})
+	d := edge(t, g, "extensions/servlet", "core")
+	if d.Scope != model.ScopeProduction || d.Evidence[0].File != "extensions/pom.xml" || d.Evidence[0].Line != 5 {
+		t.Errorf("servlet → core, inherited from extensions/pom.xml: %+v", d)
+	}
+	if e := external(t, g, "maven", "com.google.guava:guava-testlib"); !slices.Contains(e.UsedBy, "extensions/servlet") || !e.Dev {
+		t.Errorf("guava-testlib %+v", e)
+	}
+}

@@ -48,6 +48,9 @@ type manifestInfo struct {
 	// depLines are the lines declaring dependencies, by name, where the
 	// parser knows them (else depLine searches the text).
 	depLines map[string]int
+	// depFrom names the manifest that declares an inherited dependency
+	// (a Maven parent's), by name.
+	depFrom map[string]string
 
 	// npm: the package's entry points ("." and subpaths → file).
 	entries map[string]string

@@ -225,6 +225,33 @@ func (ix *index) linkMaven() {
 		if mi.pom.artifactID != "" {
 			mi.m.Name = group + ":" + mi.pom.artifactID
 		}
+		// A parent's <dependencies> are its children's too (Guice's
+		// extensions/pom.xml gives every extension the core).
+		own := map[string]bool{}
+		for _, d := range mi.m.Dependencies {
+			own[d.Name] = true
+		}
+		for _, parent := range c[1:] {
+			for _, d := range parent.pom.deps {
+				name := strings.TrimSpace(d.GroupID) + ":" + strings.TrimSpace(d.ArtifactID)
+				if d.ArtifactID == "" || own[name] {
+					continue
+				}
+				own[name] = true
+				mi.m.Dependencies = append(mi.m.Dependencies, model.PackageDep{Name: name, Version: strings.TrimSpace(d.Version),
+					Dev: d.Scope == "test" || d.Scope == "provided" || d.Type == "test-jar" || d.Classifier == "tests"})
+				if mi.depFrom == nil {
+					mi.depFrom = map[string]string{}
+				}
+				if mi.depLines == nil {
+					mi.depLines = map[string]int{}
+				}
+				mi.depFrom[name] = parent.m.Path // declared in the parent
+				if l := lineOf(parent.raw, "<artifactId>"+strings.TrimSpace(d.ArtifactID)+"</artifactId>"); l > 0 {
+					mi.depLines[name] = l
+				}
+			}
+		}
 		mi.m.Version, _ = subst(mi.m.Version)
 		for i := range mi.m.Dependencies {
 			d := &mi.m.Dependencies[i]

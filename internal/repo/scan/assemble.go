@@ -22,7 +22,7 @@ type index struct {
 	byPath    map[string]int
 	dirs      map[string]bool // every directory holding a file, and their ancestors ("" is the root)
 	goDirs    map[string]bool // directories that are Go packages
-	tfDirs    map[string]bool // directories of Terraform modules (*.tf)
+	tfDirs    map[string]bool // directories of Terraform modules (*.tf) and Terragrunt units
 	configs   map[string][]byte
 	manifests []*manifestInfo
 	vendored  *vendoredTrees
@@ -62,7 +62,7 @@ func assembleWith(ctx context.Context, root, head string, files []model.File, co
 		if f.Language == "Go" && strings.HasSuffix(f.Path, ".go") && goPackageDir(dirOf(f.Path)) {
 			ix.goDirs[dirOf(f.Path)] = true
 		}
-		if f.Language == "HCL" && strings.HasSuffix(f.Path, ".tf") {
+		if f.Language == "HCL" && (strings.HasSuffix(f.Path, ".tf") || path.Base(f.Path) == "terragrunt.hcl") {
 			ix.tfDirs[dirOf(f.Path)] = true
 		}
 		// Resolution is recomputed from the specs alone.

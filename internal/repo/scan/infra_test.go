@@ -32,6 +32,8 @@ resource "aws_db_instance" "this" {}
 		"ansible/roles/web/tasks/main.yml":     "- name: install nginx\n  apt: name=nginx\n",
 		"ansible/roles/web/handlers/main.yml":  "- name: restart nginx\n  service: name=nginx state=restarted\n",
 		"ansible/site.yml":                     "- hosts: all\n  roles: [web]\n",
+		"live/prod/app/terragrunt.hcl":         "terraform {\n  source = \"../../../modules//db\"\n}\n\ndependency \"vpc\" {\n  config_path = \"../vpc\"\n}\n",
+		"live/prod/vpc/terragrunt.hcl":         "terraform {\n  source = \"../../../modules/vpc\"\n}\n",
 		"scripts/deploy.sh":                    "#!/bin/sh\necho deploy\n",
 		"scripts/backup.sh":                    "#!/bin/sh\necho backup\n",
 		"scripts/restore.sh":                   "#!/bin/sh\necho restore\n",
@@ -70,12 +72,16 @@ module "tools" {
 	if len(g.Modules) < 12 {
 		t.Errorf("%d modules: %v", len(g.Modules), ids)
 	}
-	if m := module(t, g, "modules/vpc"); m.Language != "HCL" || len(m.UsedBy) != 4 {
+	if m := module(t, g, "modules/vpc"); m.Language != "HCL" || len(m.UsedBy) != 5 {
 		t.Errorf("modules/vpc: language %q, used by %v", m.Language, m.UsedBy)
 	}
 	wantImport(t, g, "modules/db/main.tf", "../vpc", model.ImportInternalModule, "modules/vpc")
 	noImport(t, g, "modules/db/main.tf", "../legacy")
 	edge(t, g, "projects/prod/database", "modules/db")
+	// Terragrunt units: a terraform block's source, a dependency's config_path.
+	edge(t, g, "live/prod/app", "modules/db")
+	edge(t, g, "live/prod/app", "live/prod/vpc")
+	edge(t, g, "live/prod/vpc", "modules/vpc")
 	edge(t, g, "modules/db", "modules/vpc")
 	if e := external(t, g, "terraform", "cloudposse/label/null"); len(e.UsedBy) != 6 {
 		t.Errorf("registry module %+v", e)

@@ -22,7 +22,7 @@ func TestPythonStdlibAndPrecedence(t *testing.T) {
 		"tomllib/__init__.py":           "# a vendored backport of tomli, for old Pythons\n",
 		"tomllib/_parser.py":            "",
 		"json/__init__.py":              "",
-		"examples/web/requirements.txt": "requests==2.0.0\nflask==3.0\n",
+		"examples/web/requirements.txt": "requests==2.0.0\nflask==3.0\nAcme>=1\n",
 		"examples/web/app.py":           "import flask\nimport requests\nimport acme\n",
 		"docs/requirements.txt":         "sphinx==7.2\nattrs==21.0\n",
 		"tests/test_config.py":          "import pytest\nfrom acme import config\n",
@@ -47,6 +47,14 @@ func TestPythonStdlibAndPrecedence(t *testing.T) {
 		t.Errorf("sphinx, which only the docs require: %+v", e)
 	}
 	module(t, g, "examples/web")
+	if d := edge(t, g, "examples/web", "."); d.Kind != model.ImportWorkspacePackage {
+		t.Errorf("an example requiring the project itself depends on it: %+v", d)
+	}
+	for _, e := range g.External {
+		if normalizePyName(e.Name) == "acme" {
+			t.Errorf("the project itself is listed as external: %+v", e)
+		}
+	}
 	for _, e := range g.External {
 		if e.Name == "tomllib" || e.Name == "json" {
 			t.Errorf("the standard library's %s is listed as external", e.Name)

@@ -278,6 +278,14 @@ func (r *resolver) manifestTarget(mi *manifestInfo, dep model.PackageDep) string
 	if d, ok := r.wsByName[ecoKey(eco, dep.Name)]; ok && (eco != "cargo" || dep.Version == "workspace") {
 		return r.mods.of(d)
 	}
+	if eco == "pypi" {
+		// An example's or the docs' requirement on the project itself.
+		for _, other := range r.ix.manifests {
+			if other.m.Ecosystem == "pypi" && other != mi && other.m.Name != "" && normalizePyName(other.m.Name) == normalizePyName(dep.Name) {
+				return r.mods.of(other.dir)
+			}
+		}
+	}
 	if eco == "go" {
 		for _, gm := range r.goMods {
 			if gm.m.Name == dep.Name {

@@ -437,3 +437,20 @@ func TestMavenInheritedDependencies(t *testing.T) {
 		t.Errorf("guava-testlib %+v", e)
 	}
 }
+
+// Outside a source-set layout, a test and a main file may share a
+// folder: the test may resolve into test code, the main file may not,
+// whichever is resolved first.
+func TestJVMTestAndMainInOneFolder(t *testing.T) {
+	g := scanFixture(t, map[string]string{
+		"build.gradle":                      "\n",
+		"java/com/acme/Fixtures.java":       "package com.acme;\n\npublic class Fixtures {}\n",
+		"test/com/acme/support/Helper.java": "package com.acme.support;\n\npublic class Helper {}\n",
+		"java/com/acme/AppTest.java":        "package com.acme;\n\nimport com.acme.support.Helper;\n\npublic class AppTest {}\n",
+		"java/com/acme/App.java":            "package com.acme;\n\nimport com.acme.support.Helper;\n\npublic class App {}\n",
+	})
+	wantImport(t, g, "java/com/acme/AppTest.java", "com.acme.support.Helper", model.ImportInternalFile, "test/com/acme/support/Helper.java")
+	if imp := importOf(t, g, "java/com/acme/App.java", "com.acme.support.Helper"); imp.Kind == model.ImportInternalFile {
+		t.Errorf("main code resolved into test code: %+v", imp)
+	}
+}

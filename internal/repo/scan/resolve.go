@@ -86,12 +86,16 @@ type resolved struct {
 }
 
 // resolve sets an import's Kind and Target. A result depends on the
-// importing directory only (on the file, for Rust's self:: and super::),
-// so it is computed once per directory and spec.
+// importing directory only (on the file, for Rust's self:: and super::;
+// and on being a test, for Java and Kotlin), so it is computed once per
+// directory and spec.
 func (r *resolver) resolve(f *model.File, imp *model.Import) {
 	from := dirOf(f.Path)
-	if f.Language == "Rust" {
+	switch {
+	case f.Language == "Rust":
 		from = f.Path
+	case jvm(f) && f.Kind == model.FileTest:
+		from += "\x00test" // a test may see test source sets, main code may not
 	}
 	key := resolveKey{f.Language, from, imp.Spec}
 	if res, ok := r.memo[key]; ok {

@@ -454,3 +454,22 @@ func TestJVMTestAndMainInOneFolder(t *testing.T) {
 		t.Errorf("main code resolved into test code: %+v", imp)
 	}
 }
+
+// Every form of include, and what settings cannot say statically.
+func TestGradleSettingsForms(t *testing.T) {
+	for _, c := range []struct {
+		file, src string
+		want      []string
+		problems  int
+	}{
+		{"settings.gradle", "include 'a',\n  'b:c'\ninclude(':d')\ninclude([':e', ':f'])\n", []string{"a", "b/c", "d", "e", "f"}, 0},
+		{"settings.gradle.kts", "include(\n  \":a\",\n  \":b\",\n)\ninclude(listOf(\":c\"))\nincludeBuild(\"tools\")\n", []string{"a", "b", "c", "tools"}, 0},
+		{"settings.gradle", "include ':a'\nproject(':a').projectDir = new File(rootDir, 'libs/a')\ninclude ':a:x'\n", []string{"libs/a", "libs/a/x"}, 0},
+		{"settings.gradle", "def mods = ['x', 'y']\ninclude(*mods)\ninclude \":gen-${v}\"\nfile('plugins').eachDir { include \":plugins:${it.name}\" }\n", nil, 4},
+	} {
+		mi := parseOne(t, c.file, c.src)
+		if !slices.Equal(mi.wsGlobs, c.want) || len(mi.m.Problems) != c.problems {
+			t.Errorf("%q: members %v, problems %q; want %v and %d problems", c.src, mi.wsGlobs, mi.m.Problems, c.want, c.problems)
+		}
+	}
+}

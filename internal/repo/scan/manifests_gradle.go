@@ -84,6 +84,10 @@ func parseGradleSettings(p string, data []byte) *manifestInfo {
 	renames := map[string]string{}
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
+		if t.kind == tIdent && (t.text == "eachDir" || t.text == "listFiles") {
+			mi.m.Problems = append(mi.m.Problems, fmt.Sprintf("line %d: projects included from a directory listing (%s) not evaluated", t.line, t.text))
+			continue
+		}
 		if t.kind != tIdent || i > 0 && toks[i-1].text == "." {
 			continue
 		}
@@ -149,8 +153,6 @@ func parseGradleSettings(p string, data []byte) *manifestInfo {
 					}
 				}
 			}
-		case "eachDir", "listFiles":
-			mi.m.Problems = append(mi.m.Problems, fmt.Sprintf("line %d: projects included from a directory listing (%s) not evaluated", t.line, t.text))
 		}
 	}
 	// A project's directory: its override, else its parent's directory and

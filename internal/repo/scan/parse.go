@@ -121,6 +121,20 @@ func (r *reader) parse(p string, buf []byte) (parsed, []byte) {
 	f.Kind = classify(p, f.Language, false)
 	f.Generated = (f.Language == "Go" && goGenerated(content)) || isGenerated(p, content)
 	out := parsed{}
+	if vendorRootByName(dirOf(p)) != "" {
+		// Vendored code is in no module and makes no edge: what counts of
+		// it is that it exists, and for Go the imports of its packages
+		// (GOROOT's go list reports its vendored packages); its
+		// declarations are someone else's API.
+		if f.Language == "Go" {
+			parseGoHeader(p, content, &f)
+		}
+		if isConfigFile(p) {
+			out.config = bytes.Clone(content)
+		}
+		out.file = f
+		return out, buf
+	}
 	switch f.Language {
 	case "Go":
 		parseGo(p, content, &f)

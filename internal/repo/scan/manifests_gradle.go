@@ -447,7 +447,7 @@ func gradleTargetBlock(toks []tok, open int) string {
 // testing { suites { test { … } } }).
 func gradleTestBlock(toks []tok, open int) bool {
 	line := toks[open].line
-	for k := open - 1; k >= 0 && toks[k].line == line; k-- {
+	for k := open - 1; k >= 0 && k >= open-16 && toks[k].line == line; k-- { // a block's name is just before it
 		if x := toks[k]; x.kind == tIdent && (strings.HasPrefix(x.text, "test") || strings.Contains(x.text, "Test")) {
 			return true
 		}

@@ -323,6 +323,24 @@ func (ix *index) areas(cands map[string]moduleCand) []string {
 		}
 		return false
 	}
+	// A Rust file under a Cargo package is that package's (ripgrep's
+	// binary is crates/core/main.rs of the root package), wherever it is.
+	cargoDirs := map[string]bool{}
+	for _, mi := range ix.manifests {
+		if path.Base(mi.m.Path) == "Cargo.toml" && mi.m.Name != "" {
+			cargoDirs[mi.dir] = true
+		}
+	}
+	inCargoPackage := func(d string) bool {
+		for ; ; d = dirOf(d) {
+			if cargoDirs[d] {
+				return true
+			}
+			if d == "" {
+				return false
+			}
+		}
+	}
 	top, second := map[string]int{}, map[string]int{}
 	for i := range ix.files {
 		f := &ix.files[i]
@@ -330,7 +348,7 @@ func (ix *index) areas(cands map[string]moduleCand) []string {
 			continue
 		}
 		d := dirOf(f.Path)
-		if d == "" || claimed(d) || skipModuleDir(d) || ix.vendored.rootOf(d) != "" {
+		if d == "" || claimed(d) || skipModuleDir(d) || ix.vendored.rootOf(d) != "" || f.Language == "Rust" && inCargoPackage(d) {
 			continue
 		}
 		parts := strings.SplitN(d, "/", 3)

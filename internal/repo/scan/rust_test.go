@@ -27,9 +27,10 @@ grep = { version = "0.3", path = "crates/grep" }
 [workspace]
 members = ["crates/grep", "crates/regex"]
 `,
-		"crates/core/main.rs":             "mod flags;\nmod search;\n\nuse crate::flags::Args;\n\nfn main() { let _ = Args; }\n",
+		"crates/core/main.rs":             "mod flags;\nmod haystack;\nmod search;\n\nuse crate::flags::Args;\n\nfn main() { let _ = Args; }\n",
 		"crates/core/flags/mod.rs":        "mod defs;\n\npub use self::defs::Flag;\nuse super::search::Searcher;\n\npub struct Args;\n",
 		"crates/core/flags/defs.rs":       "use crate::search::Searcher;\n\npub struct Flag;\n",
+		"crates/core/haystack.rs":         "pub struct Haystack;\n",
 		"crates/core/search.rs":           "use grep::Matcher;\n\npub struct Searcher;\n",
 		"crates/grep/Cargo.toml":          "[package]\nname = \"grep\"\nversion = \"0.3.1\"\n\n[dev-dependencies]\ngrep-regex = { path = \"../regex\" }\n",
 		"crates/grep/src/lib.rs":          "pub mod matcher;\n#[path = \"gen/tables.rs\"]\nmod tables;\n#[cfg(test)]\nmod support;\n\npub use matcher::Matcher;\n",
@@ -60,6 +61,14 @@ members = ["crates/grep", "crates/regex"]
 	}
 	if m := module(t, g, "crates/grep"); !slices.Contains(m.UsedBy, ".") {
 		t.Errorf("grep is used by the rg binary's package: %v", m.UsedBy)
+	}
+	for _, m := range g.Modules {
+		if m.ID == "crates" {
+			t.Errorf("the rg binary's folder is the root package's code, not a top-level area")
+		}
+	}
+	if m := file(t, g, "crates/core/search.rs").Module; m != "." {
+		t.Errorf("crates/core/search.rs belongs to %q, want the ripgrep package", m)
 	}
 	if k := file(t, g, "tests/integration.rs").Kind; k != model.FileTest {
 		t.Errorf("tests/integration.rs is %s", k)

@@ -145,3 +145,19 @@ func TestRenderIsStableAcrossUnrelatedCommits(t *testing.T) {
 		t.Errorf("a hundred commits rewrote %v", written)
 	}
 }
+
+// A module doc's "Depends on" is what the module's code needs: an import
+// only its tests make (the repo engine's test-scope edge) is not one.
+func TestModuleDocsDependOnProductionEdgesOnly(t *testing.T) {
+	files := shipitFiles()
+	files["internal/pipe/brew/brew_docker_test.go"] = "package brew\n\nimport (\n\t\"testing\"\n\n\t\"github.com/acme/shipit/v2/internal/pipe/docker\"\n)\n\nfunc TestWithDocker(t *testing.T) { _ = docker.Pipe{} }\n"
+	dir := newRepo(t, files)
+	p := openPipeline(t, dir)
+	if _, err := p.Bootstrap(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	brew := readFile(t, dir, ".ai/architecture/modules/internal-pipe-brew.md")
+	if !strings.Contains(brew, "`pkg/config`") || strings.Contains(brew, "`internal/pipe/docker`") {
+		t.Errorf("brew's module doc depends on its tests' imports:\n%s", brew)
+	}
+}

@@ -306,6 +306,9 @@ func modules(g *model.Graph, inStore func(string) bool) []Module {
 	}
 	edges := map[string][]Edge{}
 	for _, d := range g.Dependencies {
+		if d.Scope == model.ScopeTest {
+			continue // a module doc's "depends on" is what its code needs, not its tests
+		}
 		via := ""
 		if len(d.Evidence) > 0 {
 			via = d.Evidence[0].File

@@ -257,10 +257,16 @@ func newIndex(g *model.Graph) *index {
 
 // moduleOf is the module a path belongs to: the scan's answer for a known
 // file, else the nearest enclosing module directory (which also places
-// files that no longer exist, as history and revisions need).
+// files that no longer exist, as history and revisions need); none for a
+// path in a vendored tree.
 func (ix *index) moduleOf(p string) string {
 	if f, ok := ix.files[p]; ok && f.Module != "" {
 		return f.Module
+	}
+	for _, v := range ix.g.Vendored {
+		if strings.HasPrefix(p, v+"/") {
+			return ""
+		}
 	}
 	if _, ok := ix.modules[p]; ok {
 		return p // a single-file module

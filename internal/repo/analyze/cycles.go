@@ -21,11 +21,10 @@ type moduleEdge struct {
 
 // moduleEdges are the module → module dependencies with the imports
 // behind them, so a cycle or violation can always name the import that
-// makes it. Test files do not count: a Go external test package, or a
+// makes it. Test code does not count: a Go external test package, or a
 // test importing a helper that imports the code under test, is no
-// dependency of the code. The scan's module edges (which cannot say
-// whether a test made them) are used only for a graph without file-level
-// imports.
+// dependency of the code. The scan's production module edges are used
+// only for a graph without file-level imports.
 func moduleEdges(ix *index) map[string]map[string]*moduleEdge {
 	edges := map[string]map[string]*moduleEdge{}
 	get := func(from, to string) *moduleEdge {
@@ -46,10 +45,13 @@ func moduleEdges(ix *index) map[string]map[string]*moduleEdge {
 			fileLevel = true
 		}
 		from := ix.moduleOf(f.Path)
-		if from == "" || f.Kind == model.FileTest || !built(f) {
+		if from == "" || f.Kind == model.FileTest || f.DevOnly || !built(f) {
 			continue
 		}
 		for _, imp := range f.Imports {
+			if imp.Test {
+				continue // test-only code of the file (a Rust #[cfg(test)] module)
+			}
 			to := importTargetModule(ix, imp)
 			if to == "" || to == from {
 				continue
@@ -65,7 +67,7 @@ func moduleEdges(ix *index) map[string]map[string]*moduleEdge {
 		return edges
 	}
 	for _, d := range ix.g.Dependencies {
-		if d.From == d.To || d.From == "" || d.To == "" {
+		if d.From == d.To || d.From == "" || d.To == "" || d.Scope == model.ScopeTest {
 			continue
 		}
 		e := get(d.From, d.To)

@@ -72,6 +72,7 @@ type importRef struct {
 	file string
 	line int
 	spec string
+	test bool // made by test code
 }
 
 // Impact answers "what does changing target affect?" for a file, a
@@ -143,7 +144,7 @@ func Impact(g *model.Graph, target string, maxFiles int) (*ImpactResult, error) 
 			if imp.Target == "" {
 				continue
 			}
-			ref := importRef{file: f.Path, line: imp.Line, spec: imp.Spec}
+			ref := importRef{file: f.Path, line: imp.Line, spec: imp.Spec, test: imp.Test || f.Kind == model.FileTest || f.DevOnly}
 			switch imp.Kind {
 			case model.ImportInternalFile:
 				byFile[imp.Target] = append(byFile[imp.Target], ref)
@@ -156,8 +157,13 @@ func Impact(g *model.Graph, target string, maxFiles int) (*ImpactResult, error) 
 	}
 
 	// Breadth-first over importers: depth is the number of import steps.
+	// Production code carries the change on; a test that imports it is a
+	// test to run and ends the path (the tests importing a test helper
+	// are tests to run too), so a module whose tests alone import the
+	// target is no dependent, and neither are its importers.
 	depth := map[string]int{}
 	via := map[string]string{}
+	testReached := map[string]bool{}
 	queue := make([]string, 0, len(seed))
 	for _, p := range seedPaths {
 		depth[p] = 0
@@ -168,7 +174,7 @@ func Impact(g *model.Graph, target string, maxFiles int) (*ImpactResult, error) 
 		p := queue[0]
 		queue = queue[1:]
 		refs := byFile[p]
-		if m := ix.moduleOf(p); m != "" && !modulesQueued[m] {
+		if m := ix.moduleOf(p); m != "" && !modulesQueued[m] && !testReached[p] {
 			modulesQueued[m] = true // a module-wide import depends on all its files
 			refs = append(refs, byModule[m]...)
 		}
@@ -176,8 +182,14 @@ func Impact(g *model.Graph, target string, maxFiles int) (*ImpactResult, error) 
 			if _, seen := depth[r.file]; seen {
 				continue
 			}
+			if testReached[p] && !r.test {
+				continue // production code importing test code: not a path a change takes
+			}
 			depth[r.file] = depth[p] + 1
 			via[r.file] = fmt.Sprintf("%s:%d imports %q", r.file, r.line, r.spec)
+			if r.test {
+				testReached[r.file] = true
+			}
 			queue = append(queue, r.file)
 		}
 	}
@@ -199,7 +211,7 @@ func Impact(g *model.Graph, target string, maxFiles int) (*ImpactResult, error) 
 	direct, transitive := map[string]bool{}, map[string]bool{}
 	for _, p := range affected {
 		m := ix.moduleOf(p)
-		if m == "" || seedMods[m] {
+		if m == "" || seedMods[m] || testReached[p] {
 			continue
 		}
 		if depth[p] == 1 {
@@ -254,8 +266,7 @@ func Impact(g *model.Graph, target string, maxFiles int) (*ImpactResult, error) 
 
 	budget := maxFiles
 	for _, p := range affected {
-		f := ix.files[p]
-		if f != nil && f.Kind == model.FileTest {
+		if testReached[p] {
 			continue
 		}
 		if budget == 0 {
@@ -265,7 +276,7 @@ func Impact(g *model.Graph, target string, maxFiles int) (*ImpactResult, error) 
 		res.Files = append(res.Files, ImpactFile{Path: p, Module: ix.moduleOf(p), Depth: depth[p], Reason: via[p]})
 		budget--
 	}
-	for _, tf := range impactTests(ix, res.Kind, seedPaths, seedMods, affected, depth, via) {
+	for _, tf := range impactTests(ix, res.Kind, seedPaths, seedMods, affected, depth, via, testReached) {
 		if budget == 0 {
 			res.cut("files", "tests")
 			break
@@ -327,7 +338,7 @@ func decisionTouch(d model.Decision, seed []string, touches func(string) bool) s
 // impactTests finds the tests a change likely exercises: tests among the
 // importers, tests inside the target, tests named after a target file,
 // and for a file, the other tests of its module.
-func impactTests(ix *index, kind string, seed []string, seedMods map[string]bool, affected []string, depth map[string]int, via map[string]string) []ImpactFile {
+func impactTests(ix *index, kind string, seed []string, seedMods map[string]bool, affected []string, depth map[string]int, via map[string]string, testReached map[string]bool) []ImpactFile {
 	var out []ImpactFile
 	seen := map[string]bool{}
 	add := func(p string, d int, reason string) {
@@ -353,7 +364,7 @@ func impactTests(ix *index, kind string, seed []string, seedMods map[string]bool
 		}
 	}
 	for _, p := range affected {
-		if isTest(p) {
+		if testReached[p] {
 			add(p, depth[p], via[p])
 		}
 	}

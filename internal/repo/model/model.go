@@ -40,6 +40,10 @@ type Graph struct {
 	Conventions   []Convention `json:"conventions"`
 	Decisions     []Decision   `json:"decisions"`
 	Git           *GitSummary  `json:"git,omitempty"`
+	// Vendored are the vendored and third-party trees (vendor/,
+	// third_party/, …): their code is in no module and no edge; an import
+	// into one is a use of the external package vendored there.
+	Vendored []string `json:"vendored,omitempty"`
 	// Truncated lists the collections a bound cut, by name.
 	Truncated []string `json:"truncated,omitempty"`
 }
@@ -91,8 +95,13 @@ type File struct {
 	Size      int64    `json:"size"`
 	Lines     int      `json:"lines"`
 	Module    string   `json:"module,omitempty"` // the id of the module that owns it
-	Imports   []Import `json:"imports,omitempty"`
-	Symbols   []Symbol `json:"symbols,omitempty"` // exported symbols
+	// DevOnly marks code that only tests, examples and benchmarks build,
+	// though the file is not a test itself (a Rust example, benchmark or
+	// module under #[cfg(test)]): its imports make test edges. Like
+	// Module, it is derived from the other files.
+	DevOnly bool     `json:"devOnly,omitempty"`
+	Imports []Import `json:"imports,omitempty"`
+	Symbols []Symbol `json:"symbols,omitempty"` // exported symbols
 	// Package is the package the file declares, in languages that say it
 	// in the file: Go's package clause ("main" marks a command), Java's and
 	// Kotlin's package declaration.
@@ -104,6 +113,20 @@ type File struct {
 	// Doc is the file's own description, first paragraph: a Go package
 	// comment, a Python module docstring, Rust //! inner docs.
 	Doc string `json:"doc,omitempty"`
+	// Submodules are a Rust file's out-of-line `mod name;` declarations:
+	// the module tree the compiler follows from a crate root to its files.
+	Submodules []Submodule `json:"submodules,omitempty"`
+}
+
+// Submodule is an out-of-line module declaration (Rust's `mod name;`).
+type Submodule struct {
+	Name string `json:"name"`
+	// Path is a #[path] attribute's file, as written (relative to the
+	// declaring file's directory).
+	Path string `json:"path,omitempty"`
+	Line int    `json:"line"`
+	// Test marks a declaration under #[cfg(test)].
+	Test bool `json:"test,omitempty"`
 }
 
 // ImportKind says what an import resolved to.
@@ -124,6 +147,9 @@ type Import struct {
 	Line   int        `json:"line"`
 	Kind   ImportKind `json:"kind"`
 	Target string     `json:"target,omitempty"` // a file path, a module id or a package name
+	// Test marks an import in test-only code of a file that is not a test
+	// (a Rust #[cfg(test)] module): it makes a test dependency.
+	Test bool `json:"test,omitempty"`
 }
 
 // Symbol is an exported declaration.
@@ -145,6 +171,10 @@ type Manifest struct {
 	Internal []string `json:"internal,omitempty"`
 	Scripts  []string `json:"scripts,omitempty"`
 	Bins     []string `json:"bins,omitempty"`
+	// Problems say what of the manifest could not be read (a syntax
+	// error, a dynamic include not evaluated): what it lists may then be
+	// partial.
+	Problems []string `json:"problems,omitempty"`
 }
 
 // PackageDep is a dependency a manifest declares.
@@ -188,10 +218,14 @@ type Module struct {
 	Lines       int         `json:"lines"`
 	Roles       []Role      `json:"roles"`
 	EntryPoints []string    `json:"entryPoints,omitempty"`
-	DependsOn   []string    `json:"dependsOn"`
-	UsedBy      []string    `json:"usedBy"`
-	External    []string    `json:"external,omitempty"`
-	Git         *ModuleGit  `json:"git,omitempty"`
+	// DependsOn and UsedBy are the production edges (Dependency.Scope
+	// "production"); TestedBy are the modules that import this one only
+	// from their tests.
+	DependsOn []string   `json:"dependsOn"`
+	UsedBy    []string   `json:"usedBy"`
+	TestedBy  []string   `json:"testedBy,omitempty"`
+	External  []string   `json:"external,omitempty"`
+	Git       *ModuleGit `json:"git,omitempty"`
 }
 
 // Role is a heuristic role of a module.
@@ -201,11 +235,22 @@ type Role struct {
 	Evidence   []Evidence `json:"evidence,omitempty"`
 }
 
+// Dependency scopes: an edge that production code makes is production;
+// one made only by tests (test files, test-only code, examples and
+// benchmarks built with dev-dependencies, test or dev manifest
+// declarations) is test.
+const (
+	ScopeProduction = "production"
+	ScopeTest       = "test"
+)
+
 // Dependency is an edge between two modules.
 type Dependency struct {
-	From     string     `json:"from"`
-	To       string     `json:"to"`
-	Kind     ImportKind `json:"kind"` // internal-module or workspace-package
+	From  string     `json:"from"`
+	To    string     `json:"to"`
+	Kind  ImportKind `json:"kind"`  // internal-module or workspace-package
+	Scope string     `json:"scope"` // ScopeProduction or ScopeTest
+	// Imports counts the imports behind the edge in its scope.
 	Imports  int        `json:"imports"`
 	Evidence []Evidence `json:"evidence,omitempty"`
 }

@@ -62,6 +62,10 @@ func Summary(out io.Writer, snap *repo.Snapshot) error {
 	w.section("Package managers and workspaces")
 	rows = [][]string{{"package managers", orNone(s.PackageManagers)}}
 	for _, ws := range g.Workspaces {
+		if len(ws.Members) == 0 {
+			rows = append(rows, []string{ws.Tool + " workspace", ws.Manifest + ": no member found in the tree"})
+			continue
+		}
 		rows = append(rows, []string{ws.Tool + " workspace", fmt.Sprintf("%s (%s): %s", ws.Manifest, plural(len(ws.Members), "member", "members"), clipList(ws.Members, 6))})
 	}
 	if len(g.Workspaces) == 0 {

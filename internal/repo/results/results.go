@@ -166,11 +166,16 @@ type Dependencies struct {
 
 // Dependents is what depends on a module.
 type Dependents struct {
-	SchemaVersion int                `json:"schemaVersion"`
-	Module        string             `json:"module"`
-	Direct        []model.Dependency `json:"direct"`
-	Transitive    []string           `json:"transitive"`
-	Truncated     []string           `json:"truncated,omitempty"`
+	SchemaVersion int    `json:"schemaVersion"`
+	Module        string `json:"module"`
+	// Direct are the production edges into the module; Transitive the
+	// modules that depend on it through production edges at any distance.
+	Direct     []model.Dependency `json:"direct"`
+	Transitive []string           `json:"transitive"`
+	// TestedBy are the edges of modules that import it only from their
+	// tests: the tests to run, not dependents a change travels through.
+	TestedBy  []model.Dependency `json:"testedBy"`
+	Truncated []string           `json:"truncated,omitempty"`
 }
 
 // SearchResults are ranked matches.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -16,12 +17,15 @@ import (
 // recompute everything but the changed files cheaply.
 type index struct {
 	opts      Options
+	root      string       // the root directory analysed
 	files     []model.File // sorted by path
 	byPath    map[string]int
 	dirs      map[string]bool // every directory holding a file, and their ancestors ("" is the root)
 	goDirs    map[string]bool // directories that are Go packages
+	tfDirs    map[string]bool // directories of Terraform modules (*.tf) and Terragrunt units
 	configs   map[string][]byte
 	manifests []*manifestInfo
+	vendored  *vendoredTrees
 }
 
 func (ix *index) exists(p string) bool { _, ok := ix.byPath[p]; return ok }
@@ -41,10 +45,12 @@ func assembleWith(ctx context.Context, root, head string, files []model.File, co
 	}
 	ix := &index{
 		opts:    opts,
+		root:    root,
 		files:   files,
 		byPath:  make(map[string]int, len(files)),
 		dirs:    map[string]bool{"": true},
 		goDirs:  map[string]bool{},
+		tfDirs:  map[string]bool{},
 		configs: configs,
 	}
 	for i := range files {
@@ -56,15 +62,18 @@ func assembleWith(ctx context.Context, root, head string, files []model.File, co
 		if f.Language == "Go" && strings.HasSuffix(f.Path, ".go") && goPackageDir(dirOf(f.Path)) {
 			ix.goDirs[dirOf(f.Path)] = true
 		}
+		if f.Language == "HCL" && (strings.HasSuffix(f.Path, ".tf") || path.Base(f.Path) == "terragrunt.hcl") {
+			ix.tfDirs[dirOf(f.Path)] = true
+		}
 		// Resolution is recomputed from the specs alone.
 		if len(f.Imports) > 0 {
 			imps := make([]model.Import, len(f.Imports))
 			for k, imp := range f.Imports {
-				imps[k] = model.Import{Spec: imp.Spec, Line: imp.Line}
+				imps[k] = model.Import{Spec: imp.Spec, Line: imp.Line, Test: imp.Test}
 			}
 			f.Imports = imps
 		}
-		f.Module = ""
+		f.Module, f.DevOnly = "", false
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -75,11 +84,19 @@ func assembleWith(ctx context.Context, root, head string, files []model.File, co
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
+	ix.vendored = newVendoredTrees(ix.dirs, configs[".gitattributes"])
 	for _, p := range paths {
-		if f := &files[ix.byPath[p]]; f.Vendored && path.Base(p) != "modules.txt" {
+		if f := &files[ix.byPath[p]]; f.Vendored || ix.vendored.rootOf(dirOf(p)) != "" {
 			continue // a vendored manifest describes someone else's package
 		}
 		ix.manifests = append(ix.manifests, parseManifest(p, configs[p], ix.exists)...)
+	}
+	ix.linkGradle()
+	ix.linkMaven()
+	for _, mi := range ix.manifests {
+		if mi.goVendor {
+			mi.goVendored, mi.goVendoredVersions = parseModulesTxt(configs[path.Join(mi.dir, "vendor", "modules.txt")])
+		}
 	}
 
 	g := &model.Graph{
@@ -92,6 +109,7 @@ func assembleWith(ctx context.Context, root, head string, files []model.File, co
 		Violations:    []model.Violation{},
 		Conventions:   []model.Convention{},
 		Decisions:     []model.Decision{},
+		Vendored:      ix.vendored.roots,
 	}
 	for _, mi := range ix.manifests {
 		g.Manifests = append(g.Manifests, mi.m)
@@ -116,6 +134,7 @@ func assembleWith(ctx context.Context, root, head string, files []model.File, co
 		}
 		f := &files[i]
 		f.Module = mods.of(dirOf(f.Path))
+		f.DevOnly = f.Language == "Rust" && f.Kind != model.FileTest && res.rs.devOnly(f)
 		for k := range f.Imports {
 			res.resolve(f, &f.Imports[k])
 		}
@@ -146,15 +165,24 @@ func goPackageDir(dir string) bool {
 }
 
 // dependencies aggregates resolved imports between modules, and the
-// internal dependencies manifests declare, into module edges.
+// internal dependencies manifests declare, into module edges. An edge is
+// production when production code makes it (an import in a file that is
+// not a test, a runtime manifest dependency), test when only tests do.
 func (ix *index) dependencies(mods *moduleSet, res *resolver) []model.Dependency {
-	type key struct{ from, to string }
+	type key struct {
+		from, to string
+		test     bool
+	}
 	edges := map[key]*model.Dependency{}
-	edge := func(from, to string, kind model.ImportKind) *model.Dependency {
-		k := key{from, to}
+	edge := func(from, to string, kind model.ImportKind, test bool) *model.Dependency {
+		k := key{from, to, test}
 		d := edges[k]
 		if d == nil {
-			d = &model.Dependency{From: from, To: to, Kind: model.ImportInternalModule}
+			scope := model.ScopeProduction
+			if test {
+				scope = model.ScopeTest
+			}
+			d = &model.Dependency{From: from, To: to, Kind: model.ImportInternalModule, Scope: scope}
 			edges[k] = d
 		}
 		if kind == model.ImportWorkspacePackage {
@@ -165,15 +193,16 @@ func (ix *index) dependencies(mods *moduleSet, res *resolver) []model.Dependency
 	const maxEvidence = 5
 	for i := range ix.files {
 		f := &ix.files[i]
-		if f.Kind == model.FileTest {
-			continue // tests may import what they test from outside; not the design's edges
+		if f.Module == "" || neverBuilt(f) {
+			continue
 		}
+		dev := f.Kind == model.FileTest || f.DevOnly
 		for _, imp := range f.Imports {
 			to := res.targetModule(imp)
 			if to == "" || to == f.Module {
 				continue
 			}
-			d := edge(f.Module, to, imp.Kind)
+			d := edge(f.Module, to, imp.Kind, dev || imp.Test)
 			d.Imports++
 			if len(d.Evidence) < maxEvidence {
 				d.Evidence = append(d.Evidence, model.Evidence{File: f.Path, Line: imp.Line, Detail: "imports " + imp.Spec})
@@ -181,20 +210,39 @@ func (ix *index) dependencies(mods *moduleSet, res *resolver) []model.Dependency
 		}
 	}
 	for _, mi := range ix.manifests {
-		from := mods.of(mi.dir)
-		for _, dep := range mi.m.Dependencies {
-			to := res.manifestTarget(mi, dep)
-			if to == "" || to == from {
-				continue
-			}
-			d := edge(from, to, model.ImportWorkspacePackage)
-			if len(d.Evidence) < maxEvidence+1 {
-				d.Evidence = append(d.Evidence, model.Evidence{File: mi.m.Path, Line: depLine(mi.raw, dep.Name), Detail: "declares " + dep.Name})
-			}
+		if mi.m.Ecosystem == "go" {
+			// Go's import graph is exact and package by package; a go.mod
+			// requirement is a module's, not its root package's.
+			continue
 		}
+		mi.eachDeclared(func(dir string, dep model.PackageDep, line int) {
+			from := mods.of(dir)
+			to := res.manifestTarget(mi, dep)
+			if to == "" || from == "" || to == from {
+				return
+			}
+			d := edge(from, to, model.ImportWorkspacePackage, dep.Dev)
+			if len(d.Evidence) < maxEvidence+1 {
+				file := mi.m.Path
+				if p, ok := mi.depFrom[dep.Name]; ok {
+					file = p
+				}
+				d.Evidence = append(d.Evidence, model.Evidence{File: file, Line: line, Detail: "declares " + dep.Name})
+			}
+		})
 	}
 	out := make([]model.Dependency, 0, len(edges))
-	for _, d := range edges {
+	for k, d := range edges {
+		if k.test {
+			if prod := edges[key{k.from, k.to, false}]; prod != nil {
+				// Production code makes the edge: it is production, whatever
+				// the tests add.
+				if d.Kind == model.ImportWorkspacePackage {
+					prod.Kind = model.ImportWorkspacePackage
+				}
+				continue
+			}
+		}
 		out = append(out, *d)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -204,6 +252,38 @@ func (ix *index) dependencies(mods *moduleSet, res *resolver) []model.Dependency
 		return out[i].To < out[j].To
 	})
 	return out
+}
+
+// eachDeclared calls fn with each dependency the manifest declares, the
+// directory of the project that declares it (the manifest's own, or the
+// project a Gradle script configures) and the line declaring it.
+func (mi *manifestInfo) eachDeclared(fn func(dir string, dep model.PackageDep, line int)) {
+	for _, dep := range mi.m.Dependencies {
+		line, ok := mi.depLines[dep.Name]
+		if !ok {
+			line = depLine(mi.raw, dep.Name)
+		}
+		fn(mi.dir, dep, line)
+	}
+	for _, fd := range mi.gradleForeign {
+		fn(fd.dir, fd.dep, fd.line)
+	}
+}
+
+// neverBuilt reports a Go file that no build includes (//go:build ignore:
+// a generator run by go generate): its imports are no dependency.
+func neverBuilt(f *model.File) bool {
+	if f.Constraint == "" || !strings.Contains(f.Constraint, "ignore") {
+		return false
+	}
+	for _, w := range strings.FieldsFunc(f.Constraint, func(r rune) bool {
+		return !(r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) {
+		if w == "ignore" {
+			return true
+		}
+	}
+	return false
 }
 
 // externals gathers third-party packages: what manifests declare (with
@@ -232,16 +312,21 @@ func (ix *index) externals(mods *moduleSet, res *resolver) []model.External {
 		}
 		return e, k
 	}
-	for _, mi := range ix.manifests {
-		for _, dep := range mi.m.Dependencies {
-			if dep.Path != "" || res.manifestTarget(mi, dep) != "" {
-				continue
+	// The root project's manifests first: their versions and dev flags
+	// win over what examples, docs and tests declare.
+	firstAt := map[key]int{} // the precedence of the first declaration
+	for _, mi := range ix.byPrecedence() {
+		prec := manifestPrecedence(mi)
+		aside := prec == precedenceAside
+		mi.eachDeclared(func(dir string, dep model.PackageDep, _ int) {
+			if dep.Path != "" && ix.vendored.rootOf(dep.Path) == "" || res.manifestTarget(mi, dep) != "" {
+				return // the repository's own package
 			}
 			if mi.m.Ecosystem == "go" && res.goIndirect(mi, dep.Name) {
 				// An indirect requirement is not this repository's choice;
 				// it is listed only when code imports it (below).
 				indirect[dep.Name] = append(indirect[dep.Name], indirectDecl{mi.m.Path, dep.Version})
-				continue
+				return
 			}
 			eco := mi.m.Ecosystem
 			name := dep.Name
@@ -249,22 +334,44 @@ func (ix *index) externals(mods *moduleSet, res *resolver) []model.External {
 				eco, name = denoEcosystem(name)
 			}
 			e, k := get(eco, name)
-			if e.Version == "" {
+			if at, ok := firstAt[k]; !ok {
+				// The first declaration in precedence decides; an example's
+				// or the docs' requirement is a development one.
+				firstAt[k] = prec
 				e.Version = dep.Version
+				e.Dev = dep.Dev || aside
+			} else if prec == at && !aside {
+				e.Dev = e.Dev && dep.Dev
+				if e.Version == "" {
+					e.Version = dep.Version
+				}
 			}
-			e.Dev = e.Dev && dep.Dev
 			e.Manifests = appendUnique(e.Manifests, mi.m.Path)
-			users[k][mods.of(mi.dir)] = true
-		}
+			if m := mods.of(dir); m != "" {
+				users[k][m] = true
+			}
+		})
 	}
 	for i := range ix.files {
 		f := &ix.files[i]
+		if f.Module == "" {
+			continue // vendored code: its imports are its own dependencies' business
+		}
 		for _, imp := range f.Imports {
 			if imp.Kind != model.ImportExternal || imp.Target == "" {
 				continue
 			}
-			_, k := get(res.ecosystemOf(f, imp), imp.Target)
+			e, k := get(res.ecosystemOf(f, imp), imp.Target)
 			users[k][f.Module] = true
+			if v, ok := res.vendoredVersions[k.eco+"\x00"+imp.Target]; ok {
+				if e.Version == "" {
+					e.Version = v.version
+				}
+				if v.manifest != "" {
+					e.Manifests = appendUnique(e.Manifests, v.manifest)
+				}
+				e.Dev = false
+			}
 		}
 	}
 	for k, e := range all {
@@ -355,6 +462,12 @@ func (ix *index) linkModules(g *model.Graph) {
 		byID[id].Language = best
 	}
 	for _, d := range g.Dependencies {
+		if d.Scope == model.ScopeTest {
+			if m := byID[d.To]; m != nil {
+				m.TestedBy = append(m.TestedBy, d.From)
+			}
+			continue
+		}
 		if m := byID[d.From]; m != nil {
 			m.DependsOn = append(m.DependsOn, d.To)
 		}
@@ -372,18 +485,14 @@ func (ix *index) linkModules(g *model.Graph) {
 	for i := range g.Modules {
 		m := &g.Modules[i]
 		sort.Strings(m.UsedBy)
+		sort.Strings(m.TestedBy)
 		sort.Strings(m.External)
 	}
 }
 
 // summary is the repository at a glance.
 func (ix *index) summary(g *model.Graph, root string) model.Summary {
-	s := model.Summary{Files: len(ix.files), Name: path.Base(strings.ReplaceAll(root, "\\", "/"))}
-	for _, m := range g.Modules {
-		if m.ID == "." && m.Basis != model.BasisDirectory && m.Name != "" {
-			s.Name = m.Name
-		}
-	}
+	s := model.Summary{Files: len(ix.files), Name: ix.repositoryName(root)}
 	langs := map[string]*model.LanguageStat{}
 	for i := range ix.files {
 		f := &ix.files[i]
@@ -391,8 +500,8 @@ func (ix *index) summary(g *model.Graph, root string) model.Summary {
 		if f.Kind == model.FileSource {
 			s.SourceFiles++
 		}
-		if f.Language == "" || f.Vendored {
-			continue
+		if f.Language == "" || f.Vendored || f.Module == "" {
+			continue // vendored code is not the repository's language
 		}
 		l := langs[f.Language]
 		if l == nil {
@@ -450,6 +559,90 @@ func (ix *index) summary(g *model.Graph, root string) model.Summary {
 	}
 	sort.Strings(s.PackageManagers)
 	return s
+}
+
+// Manifest precedence: the root's first, then the other packages', then
+// those set aside from the project — examples, docs, tests, benchmarks —
+// which are modules of their own but not what the project is built on.
+const (
+	precedenceRoot = iota
+	precedencePackage
+	precedenceAside
+)
+
+var asideDirs = map[string]bool{
+	"example": true, "examples": true, "sample": true, "samples": true, "demo": true, "demos": true,
+	"doc": true, "docs": true, "documentation": true, "test": true, "tests": true, "testing": true,
+	"benchmark": true, "benchmarks": true, "bench": true, "e2e": true, "tutorial": true, "tutorials": true,
+	"playground": true, "cookbook": true,
+}
+
+func manifestPrecedence(mi *manifestInfo) int {
+	if mi.dir == "" {
+		return precedenceRoot
+	}
+	for d := mi.dir; d != ""; d = dirOf(d) {
+		if asideDirs[strings.ToLower(path.Base(d))] {
+			return precedenceAside
+		}
+	}
+	return precedencePackage
+}
+
+// byPrecedence returns the manifests in precedence order, by path within
+// each rank.
+func (ix *index) byPrecedence() []*manifestInfo {
+	out := slices.Clone(ix.manifests)
+	sort.SliceStable(out, func(i, j int) bool { return manifestPrecedence(out[i]) < manifestPrecedence(out[j]) })
+	return out
+}
+
+// rootNameOrder ranks the root manifests that name a repository: a
+// build's own name before a package manager's, the language's manifest
+// before the JavaScript tooling many repositories carry.
+var rootNameOrder = []string{"settings.gradle.kts", "settings.gradle", "Cargo.toml", "pyproject.toml", "setup.cfg", "go.mod",
+	"pom.xml", "package.json", "deno.json", "deno.jsonc", "composer.json", "mix.exs"}
+
+// repositoryName is the name the root manifest gives the repository (the
+// last element of a Go module path that is not a major version suffix),
+// else the root directory's name.
+func (ix *index) repositoryName(root string) string {
+	for _, base := range rootNameOrder {
+		for _, mi := range ix.manifests {
+			if mi.dir != "" || path.Base(mi.m.Path) != base || mi.m.Name == "" {
+				continue
+			}
+			if base == "go.mod" {
+				return goModuleShortName(mi.m.Name)
+			}
+			if base == "pom.xml" {
+				_, artifact, _ := strings.Cut(mi.m.Name, ":")
+				return artifact
+			}
+			return mi.m.Name
+		}
+	}
+	name := path.Base(strings.ReplaceAll(root, "\\", "/"))
+	if name == "." || name == "/" || name == "" {
+		return "repository"
+	}
+	return name
+}
+
+// goModuleShortName is how a Go module is called: the last element of its
+// path that is not a major version (github.com/x/y/v2 is y).
+func goModuleShortName(modPath string) string {
+	parts := strings.Split(modPath, "/")
+	for i := len(parts) - 1; i >= 0; i-- {
+		p := parts[i]
+		if len(p) > 1 && p[0] == 'v' && strings.Trim(p[1:], "0123456789") == "" && i > 0 {
+			continue
+		}
+		if p != "" {
+			return p
+		}
+	}
+	return modPath
 }
 
 // lastAssembly keeps what the last graph assembled was made from besides

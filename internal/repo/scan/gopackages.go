@@ -56,8 +56,10 @@ func GoPackages(g *model.Graph, ctxt *build.Context) []GoPackage {
 	for _, d := range dirs {
 		pkg := GoPackage{Dir: d, ImportPath: goImportPath(goMods, d)}
 		inGOROOT := false
+		modDir := ""
 		if m := owningGoMod(goMods, d); m != nil {
 			inGOROOT = m.m.Name == "std" || m.m.Name == "cmd"
+			modDir = m.dir
 		}
 		var imports, tests, xtests []model.Import
 		n := 0
@@ -99,8 +101,12 @@ func GoPackages(g *model.Graph, ctxt *build.Context) []GoPackage {
 			raw := map[string]string{}
 			for _, imp := range imps {
 				s := imp.Spec
-				if inGOROOT && imp.Kind == model.ImportInternalModule && isVendorDir(imp.Target) {
-					s = goImportPath(goMods, imp.Target)
+				if inGOROOT && imp.Kind == model.ImportExternal {
+					// Satisfied from the module's vendor directory (a use
+					// of the vendored module in the graph).
+					if vd := path.Join(modDir, "vendor", imp.Spec); byDir[vd] != nil {
+						s = goImportPath(goMods, vd)
+					}
 				}
 				raw[imp.Spec] = s
 			}

@@ -10,6 +10,13 @@ import (
 // top-level types (Kotlin: also functions and properties, public unless
 // marked private or internal).
 func parseJVM(src []byte, f *model.File, kotlin bool) {
+	if kotlin {
+		if name, line := kotlinJvmName(src); name != "" {
+			// @file:JvmName("Utils"): Java code imports the file's
+			// declarations as members of that class.
+			f.Symbols = append(f.Symbols, model.Symbol{Name: intern(name), Kind: "facade", Line: line})
+		}
+	}
 	toks := lex(src, lexConfig{nestedComments: kotlin, tripleQuotes: true})
 	qualified := func(i int) (string, int) {
 		var b strings.Builder
@@ -128,4 +135,27 @@ func jvmSymbol(toks []tok, i int, f *model.File, kotlin bool) {
 	if k < len(toks) && toks[k].kind == tIdent {
 		f.Symbols = append(f.Symbols, model.Symbol{Name: intern(strings.Trim(toks[k].text, "`")), Kind: kind, Line: toks[k].line})
 	}
+}
+
+// kotlinJvmName reads a file annotation @file:JvmName("Name") before the
+// package clause.
+func kotlinJvmName(src []byte) (string, int) {
+	s := string(src)
+	if pkg := strings.Index(s, "\npackage "); pkg >= 0 {
+		s = s[:pkg]
+	}
+	i := strings.Index(s, "@file:JvmName(")
+	if i < 0 {
+		return "", 0
+	}
+	rest := s[i+len("@file:JvmName("):]
+	rest = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(rest), "name ="))
+	if !strings.HasPrefix(rest, `"`) {
+		return "", 0
+	}
+	end := strings.IndexByte(rest[1:], '"')
+	if end < 0 {
+		return "", 0
+	}
+	return rest[1 : 1+end], strings.Count(s[:i], "\n") + 1
 }

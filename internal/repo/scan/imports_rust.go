@@ -8,31 +8,71 @@ import (
 )
 
 // parseRust fills a Rust file's imports (`use` trees expanded to their
-// paths, `extern crate`), its public top-level items and its //! docs.
-// `mod x;` declarations are not imports: the resolver maps module paths to
-// files by the crate's layout.
+// paths, `extern crate`), its out-of-line `mod name;` declarations (with a
+// #[path] attribute's file), its public top-level items and its //! docs.
+// Imports inside #[cfg(test)] code are marked Test; a file that is
+// #![cfg(test)] as a whole is a test file. `mod` declarations are not
+// imports: the resolver follows them from the crate roots.
 func parseRust(src []byte, f *model.File) {
 	f.Doc = rustInnerDoc(src)
-	toks := lex(src, lexConfig{nestedComments: true, rustStrings: true})
-	add := func(spec string, line int) {
-		for _, imp := range f.Imports {
+	toks := lex(src, lexConfig{nestedComments: true, rustStrings: true, keepStrings: true})
+	add := func(spec string, line int, test bool) {
+		for i, imp := range f.Imports {
 			if imp.Spec == spec && imp.Line == line {
+				f.Imports[i].Test = f.Imports[i].Test && test
 				return
 			}
 		}
-		f.Imports = append(f.Imports, model.Import{Spec: intern(spec), Line: line})
+		f.Imports = append(f.Imports, model.Import{Spec: intern(spec), Line: line, Test: test})
 	}
 	macroExport := false
+	// The pending outer attributes of the next item: #[cfg(test)] and
+	// #[path = "…"].
+	attrTest, attrPath := false, ""
+	testUntil := -1 // index of the token closing a #[cfg(test)] item
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
-		if t.kind == tPunct && t.text == "#" && i+3 < len(toks) && toks[i+1].text == "[" && toks[i+2].text == "macro_export" {
-			macroExport = true
-			continue
+		inTest := i < testUntil
+		if t.kind == tPunct && t.text == "#" && i+2 < len(toks) {
+			inner := toks[i+1].text == "!"
+			j := i + 1
+			if inner {
+				j++
+			}
+			if j < len(toks) && toks[j].text == "[" {
+				end := rustAttrEnd(toks, j)
+				attr := toks[j+1 : end]
+				switch {
+				case rustCfgTest(attr) && inner && t.depth == 0:
+					f.Kind = model.FileTest // #![cfg(test)]: the whole file is a test module
+				case rustCfgTest(attr):
+					attrTest = true
+				case len(attr) >= 3 && attr[0].text == "path" && attr[1].text == "=" && attr[2].kind == tString:
+					attrPath = attr[2].text
+				case len(attr) > 0 && attr[0].text == "macro_export":
+					macroExport = true
+				}
+				i = end
+				continue
+			}
 		}
 		if t.kind != tIdent {
+			if t.text == ";" || t.text == "{" || t.text == "}" {
+				if t.text == "{" && attrTest && !inTest {
+					testUntil = blockEnd(toks, i)
+				}
+				attrTest, attrPath = false, ""
+			}
 			continue
 		}
 		switch t.text {
+		case "mod":
+			if i+2 < len(toks) && toks[i+1].kind == tIdent && toks[i+2].text == ";" && t.depth == 0 {
+				f.Submodules = append(f.Submodules, model.Submodule{Name: intern(toks[i+1].text), Path: attrPath, Line: t.line, Test: attrTest || inTest})
+				attrTest, attrPath = false, ""
+				i += 2
+				continue
+			}
 		case "use":
 			if i > 0 && toks[i-1].text == ":" { // a path segment named use
 				continue
@@ -44,14 +84,15 @@ func parseRust(src []byte, f *model.File) {
 			var paths []string
 			end := rustUseTree(toks, j, "", &paths)
 			for _, p := range paths {
-				add(p, t.line)
+				add(p, t.line, inTest || attrTest)
 			}
+			attrTest, attrPath = false, ""
 			if end > i {
 				i = end
 			}
 		case "extern":
 			if i+2 < len(toks) && toks[i+1].text == "crate" && toks[i+2].kind == tIdent {
-				add(toks[i+2].text, t.line)
+				add(toks[i+2].text, t.line, inTest || attrTest)
 			}
 		case "macro_rules":
 			if macroExport && i+2 < len(toks) && toks[i+1].text == "!" && toks[i+2].kind == tIdent {
@@ -100,6 +141,42 @@ func parseRust(src []byte, f *model.File) {
 			}
 		}
 	}
+}
+
+// rustAttrEnd returns the index of the "]" closing the attribute whose
+// "[" is at toks[open].
+func rustAttrEnd(toks []tok, open int) int {
+	level := 0
+	for k := open; k < len(toks); k++ {
+		switch toks[k].text {
+		case "[":
+			level++
+		case "]":
+			level--
+			if level == 0 {
+				return k
+			}
+		}
+	}
+	return len(toks) - 1
+}
+
+// rustCfgTest reports an attribute that is exactly cfg(test): code
+// compiled only for the crate's tests (cfg(any(test, …)) is not).
+func rustCfgTest(attr []tok) bool {
+	return len(attr) == 4 && attr[0].text == "cfg" && attr[1].text == "(" && attr[2].text == "test" && attr[3].text == ")"
+}
+
+// blockEnd returns the index of the "}" closing the block opened at
+// toks[open].
+func blockEnd(toks []tok, open int) int {
+	d := toks[open].depth
+	for k := open + 1; k < len(toks); k++ {
+		if toks[k].text == "}" && toks[k].kind == tPunct && toks[k].depth == d {
+			return k
+		}
+	}
+	return len(toks)
 }
 
 // rustUseTree expands a use tree starting at toks[i] into full paths

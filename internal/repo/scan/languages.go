@@ -116,7 +116,7 @@ func classify(p, lang string, binary bool) model.FileKind {
 	if binary {
 		return model.FileOther // object code, archives, databases
 	}
-	if isTestPath(p) && (typ == linguist.Programming || typ == linguist.Markup) {
+	if isTestPath(p, lang) && (typ == linguist.Programming || typ == linguist.Markup) {
 		return model.FileTest
 	}
 	if manifestNames[name] || strings.HasPrefix(name, "tsconfig.") || strings.HasSuffix(name, ".csproj") ||
@@ -143,28 +143,54 @@ func classify(p, lang string, binary bool) model.FileKind {
 	return model.FileOther
 }
 
-// testDirs are directories whose code is tests or test support.
+// testDirs are the directories whose code is tests or test support in
+// the languages without a rule of their own (Ruby, PHP, C#, C, …).
 var testDirs = map[string]bool{
 	"test": true, "tests": true, "testdata": true, "__tests__": true, "spec": true, "specs": true,
-	"__mocks__": true, "__fixtures__": true, "fixtures": true, "testing": false, "e2e": true,
+	"__mocks__": true, "__fixtures__": true, "fixtures": true, "e2e": true,
 }
 
-// isTestPath reports test code by the naming conventions of the
-// languages kontext parses, and by Linguist's matchers for the rest.
-func isTestPath(p string) bool {
+// isTestPath reports test code by the rules of each language: what its
+// toolchain runs as tests, not what a directory happens to be called.
+// Go: only _test.go files (a package under tests/ or e2e/ is code like any
+// other, whose imports count). JavaScript and TypeScript: *.test.*,
+// *.spec.*, Cypress's *.cy.*, and __tests__/ and __mocks__/ folders.
+// Python: test_*.py, *_test.py, conftest.py and the files of test
+// packages (tests/, test/). Rust: integration tests (a tests/ folder that
+// is not a crate of its own) and test modules by name (tests.rs,
+// *_test.rs). JVM languages: the test source sets (src/test*, src/*Test:
+// integrationTest, androidTest, jvmTest); outside a source-set layout,
+// test folders and *Test names. testdata/ is test data in every language.
+func isTestPath(p, lang string) bool {
 	name := path.Base(p)
+	if underDir(p, "testdata") {
+		return true
+	}
+	switch lang {
+	case "Go":
+		return strings.HasSuffix(name, "_test.go")
+	case "JavaScript", "TypeScript", "TSX", "Vue", "Svelte", "Astro", "CoffeeScript":
+		return strings.Contains(name, ".test.") || strings.Contains(name, ".spec.") || strings.Contains(name, ".cy.") ||
+			underDir(p, "__tests__") || underDir(p, "__mocks__")
+	case "Python":
+		return strings.HasPrefix(name, "test_") && strings.HasSuffix(name, ".py") || strings.HasSuffix(name, "_test.py") ||
+			name == "conftest.py" || underDir(p, "tests") || underDir(p, "test")
+	case "Rust":
+		return rustTestPath(p, name)
+	case "Java", "Kotlin", "Scala", "Groovy", "Clojure":
+		if set, ok := jvmSourceSet(p); ok {
+			return jvmTestSet(set)
+		}
+		stem := strings.TrimSuffix(name, path.Ext(name))
+		return strings.HasSuffix(stem, "Test") || strings.HasSuffix(stem, "Tests") || strings.HasSuffix(stem, "Spec") ||
+			underDir(p, "test") || underDir(p, "tests")
+	}
 	switch {
-	case strings.HasSuffix(name, "_test.go"),
-		strings.HasPrefix(name, "test_") && strings.HasSuffix(name, ".py"),
-		strings.HasSuffix(name, "_test.py"), name == "conftest.py",
-		strings.HasSuffix(name, "_test.rs"), strings.HasSuffix(name, "_spec.rb"), strings.HasSuffix(name, "_test.rb"),
-		strings.HasSuffix(name, "Test.java"), strings.HasSuffix(name, "Tests.java"), strings.HasSuffix(name, "Test.kt"):
+	case strings.HasSuffix(name, "_spec.rb"), strings.HasSuffix(name, "_test.rb"), strings.HasSuffix(name, "Test.php"),
+		strings.HasSuffix(name, "Tests.cs"), strings.HasSuffix(name, "Test.cs"), strings.HasSuffix(name, "_test.exs"):
 		return true
 	}
-	if i := strings.Index(name, ".test."); i > 0 {
-		return true
-	}
-	if i := strings.Index(name, ".spec."); i > 0 {
+	if strings.Contains(name, ".test.") || strings.Contains(name, ".spec.") {
 		return true
 	}
 	for d := dirOf(p); d != ""; d = dirOf(d) {
@@ -172,7 +198,64 @@ func isTestPath(p string) bool {
 			return true
 		}
 	}
-	return strings.Contains(p, "src/test/")
+	return false
+}
+
+// underDir reports whether one of p's directories is named dir.
+func underDir(p, dir string) bool {
+	for d := dirOf(p); d != ""; d = dirOf(d) {
+		if path.Base(d) == dir {
+			return true
+		}
+	}
+	return false
+}
+
+// rustTestPath: Cargo's integration tests are the files of a tests/
+// folder beside a package's src/ (a workspace crate that is itself named
+// tests has its code in tests/src/, which is not a test); test modules
+// are conventionally tests.rs, test.rs, *_test.rs, *_tests.rs or a
+// tests/ folder inside src/.
+func rustTestPath(p, name string) bool {
+	switch {
+	case name == "tests.rs", name == "test.rs", strings.HasSuffix(name, "_test.rs"), strings.HasSuffix(name, "_tests.rs"):
+		return true
+	}
+	parts := strings.Split(p, "/")
+	for i := len(parts) - 2; i >= 0; i-- {
+		if parts[i] == "tests" {
+			return !(i+1 < len(parts)-1 && parts[i+1] == "src")
+		}
+	}
+	return false
+}
+
+// jvmSourceSet returns the Gradle/Maven source set a JVM file is in: the
+// folder between src/ and the language folder (src/main/java,
+// src/integrationTest/kotlin, src/commonMain/kotlin), else a src/ child
+// named like a source set (main, test*, *Main, *Test).
+func jvmSourceSet(p string) (string, bool) {
+	parts := strings.Split(p, "/")
+	for i := 0; i+3 < len(parts); i++ {
+		if parts[i] == "src" && jvmLangDirs[parts[i+2]] {
+			return parts[i+1], true
+		}
+	}
+	for i := 0; i+2 < len(parts); i++ {
+		if set := parts[i+1]; parts[i] == "src" && (set == "main" || strings.HasSuffix(set, "Main") || jvmTestSet(set)) {
+			return set, true
+		}
+	}
+	return "", false
+}
+
+var jvmLangDirs = map[string]bool{"java": true, "kotlin": true, "scala": true, "groovy": true, "clojure": true, "resources": true}
+
+// jvmTestSet reports the source sets that hold tests: test,
+// testFixtures, integrationTest, androidTest, jvmTest, commonTest, jmh
+// benchmarks.
+func jvmTestSet(set string) bool {
+	return strings.HasPrefix(set, "test") || strings.HasSuffix(set, "Test") || strings.HasSuffix(set, "Tests") || set == "jmh"
 }
 
 // goGenerated reports the Go convention for generated files: a line

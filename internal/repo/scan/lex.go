@@ -28,6 +28,8 @@ type lexConfig struct {
 	rustStrings    bool // r"…", r#"…"#, b"…", and 'a lifetimes
 	tripleQuotes   bool // Java text blocks, Kotlin raw strings: """…"""
 	keepStrings    bool // record string tokens (import paths); else skip them
+	singleStrings  bool // Groovy: '…' and '''…''' are strings, not characters
+	hashComments   bool // HCL: # starts a comment, as // does
 	topOnly        bool // record only tokens outside braces (declarations)
 }
 
@@ -56,7 +58,7 @@ func lex(src []byte, cfg lexConfig) []tok {
 			i++
 		case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
 			i++
-		case c == '/' && i+1 < n && src[i+1] == '/':
+		case c == '/' && i+1 < n && src[i+1] == '/', c == '#' && cfg.hashComments:
 			for i < n && src[i] != '\n' {
 				i++
 			}
@@ -135,6 +137,41 @@ func lex(src []byte, cfg lexConfig) []tok {
 				first = false
 			}
 			i = min(j+1, n)
+		case c == '\'' && cfg.singleStrings:
+			start, startLine, j := i+1, line, i+1
+			triple := i+2 < n && src[i+1] == '\'' && src[i+2] == '\''
+			if triple {
+				start, j = i+3, i+3
+				for j < n && !(src[j] == '\'' && j+2 < n && src[j+1] == '\'' && src[j+2] == '\'') {
+					if src[j] == '\n' {
+						line++
+					}
+					j++
+				}
+			} else {
+				for j < n && src[j] != '\'' && src[j] != '\n' {
+					if src[j] == '\\' && j+1 < n && src[j+1] != '\n' {
+						j++
+					}
+					j++
+				}
+			}
+			if cfg.keepStrings {
+				l := line
+				line = startLine
+				emit(tString, string(src[start:min(j, n)]))
+				line = l
+			} else {
+				first = false
+			}
+			switch {
+			case triple:
+				i = min(j+3, n)
+			case j < n && src[j] == '\'':
+				i = j + 1
+			default:
+				i = j
+			}
 		case c == '\'':
 			if cfg.rustStrings {
 				// 'a' and '\n' are characters; 'a without a closing quote

@@ -25,9 +25,32 @@ type manifestInfo struct {
 	wsGlobs []string
 
 	// Go: replace directives to local directories, by module path.
-	goReplace  map[string]string
-	goVendor   bool            // vendor/modules.txt beside go.mod: imports resolve there
-	goIndirect map[string]bool // requirements marked // indirect
+	goReplace map[string]string
+	goVendor  bool // vendor/modules.txt beside go.mod: imports resolve there
+	// goVendored maps each vendored package to its module, and
+	// goVendoredVersions each vendored module to its version, from
+	// vendor/modules.txt.
+	goVendored         map[string]string
+	goVendoredVersions map[string]string
+	goIndirect         map[string]bool // requirements marked // indirect
+
+	// Gradle: a settings file's projects, builds and catalogs; a build
+	// script's properties and the dependencies only the settings resolve.
+	gradleSettings *gradleSettings
+	gradleProps    map[string]string
+	gradleRefs     []gradleRef
+	gradleApplied  []string        // scripts applied with apply from:, as written
+	gradleForeign  []gradleForeign // dependencies declared for other projects
+
+	// Maven: what linking the POM to its parents needs.
+	pom *pomInfo
+
+	// depLines are the lines declaring dependencies, by name, where the
+	// parser knows them (else depLine searches the text).
+	depLines map[string]int
+	// depFrom names the manifest that declares an inherited dependency
+	// (a Maven parent's), by name.
+	depFrom map[string]string
 
 	// npm: the package's entry points ("." and subpaths → file).
 	entries map[string]string
@@ -36,6 +59,7 @@ type manifestInfo struct {
 	// underscores) and renamed dependencies (code name → package name).
 	crate   string
 	renames map[string]string
+	cargo   *cargoTargets
 }
 
 // parseManifest parses the manifest at p (chosen by its file name); exists
@@ -71,6 +95,8 @@ func parseManifest(p string, data []byte, exists func(string) bool) []*manifestI
 		mi = parseGradleBuild(p, data)
 	case name == "settings.gradle" || name == "settings.gradle.kts":
 		mi = parseGradleSettings(p, data)
+	case name == "Chart.yaml":
+		mi = parseHelmChart(p, data)
 	case name == "composer.json":
 		mi = parseComposer(p, data)
 	case name == "Gemfile":

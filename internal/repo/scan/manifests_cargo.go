@@ -18,19 +18,28 @@ func parseCargo(p string, data []byte) *manifestInfo {
 			Name        string `toml:"name"`
 			Version     any    `toml:"version"`
 			Description any    `toml:"description"`
+			Build       any    `toml:"build"`
+			AutoBins    *bool  `toml:"autobins"`
+			AutoExample *bool  `toml:"autoexamples"`
+			AutoTests   *bool  `toml:"autotests"`
+			AutoBenches *bool  `toml:"autobenches"`
 		} `toml:"package"`
 		Lib struct {
 			Name string `toml:"name"`
+			Path string `toml:"path"`
 		} `toml:"lib"`
-		Bin               []struct{ Name string } `toml:"bin"`
-		Dependencies      map[string]any          `toml:"dependencies"`
-		DevDependencies   map[string]any          `toml:"dev-dependencies"`
-		BuildDependencies map[string]any          `toml:"build-dependencies"`
+		Bin               []cargoTargetDecl `toml:"bin"`
+		Example           []cargoTargetDecl `toml:"example"`
+		Test              []cargoTargetDecl `toml:"test"`
+		Bench             []cargoTargetDecl `toml:"bench"`
+		Dependencies      map[string]any    `toml:"dependencies"`
+		DevDependencies   map[string]any    `toml:"dev-dependencies"`
+		BuildDependencies map[string]any    `toml:"build-dependencies"`
 		Target            map[string]struct {
 			Dependencies    map[string]any `toml:"dependencies"`
 			DevDependencies map[string]any `toml:"dev-dependencies"`
 		} `toml:"target"`
-		Workspace struct {
+		Workspace *struct {
 			Members      []string       `toml:"members"`
 			Exclude      []string       `toml:"exclude"`
 			Dependencies map[string]any `toml:"dependencies"`
@@ -38,6 +47,7 @@ func parseCargo(p string, data []byte) *manifestInfo {
 	}
 	mi := &manifestInfo{m: model.Manifest{Ecosystem: "cargo"}, renames: map[string]string{}}
 	if _, err := toml.Decode(string(data), &ct); err != nil {
+		mi.m.Problems = append(mi.m.Problems, "Cargo.toml: "+err.Error())
 		return mi
 	}
 	dir := dirOf(p)
@@ -57,6 +67,31 @@ func parseCargo(p string, data []byte) *manifestInfo {
 			mi.m.Bins = append(mi.m.Bins, b.Name)
 		}
 	}
+	// The crate roots Cargo.toml names; resolution adds those Cargo
+	// discovers (src/lib.rs, src/main.rs, src/bin/*, examples/, tests/,
+	// benches/, build.rs) unless auto-discovery is off.
+	ctg := &cargoTargets{lib: ct.Lib.Path}
+	if ct.Package.Name != "" {
+		ctg.auto = map[string]bool{"bin": ct.Package.AutoBins == nil || *ct.Package.AutoBins,
+			"example": ct.Package.AutoExample == nil || *ct.Package.AutoExample,
+			"test":    ct.Package.AutoTests == nil || *ct.Package.AutoTests,
+			"bench":   ct.Package.AutoBenches == nil || *ct.Package.AutoBenches}
+		switch b := ct.Package.Build.(type) {
+		case string:
+			ctg.build = b
+		case bool:
+			ctg.noBuild = !b
+		}
+	}
+	for kind, decls := range map[string][]cargoTargetDecl{"bin": ct.Bin, "example": ct.Example, "test": ct.Test, "bench": ct.Bench} {
+		for _, d := range decls {
+			if d.Path != "" {
+				ctg.declared = append(ctg.declared, cargoTarget{kind: kind, name: d.Name, path: d.Path})
+			}
+		}
+	}
+	sort.Slice(ctg.declared, func(i, j int) bool { return ctg.declared[i].path < ctg.declared[j].path })
+	mi.cargo = ctg
 	add := func(deps map[string]any, dev bool) {
 		for name, v := range deps {
 			d := model.PackageDep{Name: name, Dev: dev}
@@ -91,18 +126,45 @@ func parseCargo(p string, data []byte) *manifestInfo {
 		add(t.Dependencies, false)
 		add(t.DevDependencies, true)
 	}
-	if ct.Package.Name == "" {
-		// A virtual manifest's [workspace.dependencies] are the versions
-		// members inherit.
-		add(ct.Workspace.Dependencies, false)
-	}
-	if len(ct.Workspace.Members) > 0 {
+	if ws := ct.Workspace; ws != nil {
+		if ct.Package.Name == "" {
+			// A virtual manifest's [workspace.dependencies] are the versions
+			// members inherit.
+			add(ws.Dependencies, false)
+		}
+		// The members: the globs, the root package itself, and its path
+		// dependencies inside the workspace (Cargo adds both).
 		mi.wsTool = "cargo"
-		mi.wsGlobs = append(mi.wsGlobs, ct.Workspace.Members...)
-		for _, x := range ct.Workspace.Exclude {
+		mi.wsGlobs = append(mi.wsGlobs, ws.Members...)
+		if ct.Package.Name != "" {
+			mi.wsGlobs = append(mi.wsGlobs, ".")
+			for _, d := range mi.m.Dependencies {
+				if d.Path != "" && (dir == "" || strings.HasPrefix(d.Path, dir+"/")) {
+					mi.wsGlobs = append(mi.wsGlobs, strings.TrimPrefix(strings.TrimPrefix(d.Path, dir), "/"))
+				}
+			}
+		}
+		for _, x := range ws.Exclude {
 			mi.wsGlobs = append(mi.wsGlobs, "!"+x)
 		}
 	}
 	sort.Strings(mi.m.Internal)
 	return mi
 }
+
+type cargoTargetDecl struct {
+	Name string `toml:"name"`
+	Path string `toml:"path"`
+}
+
+// cargoTargets are the crate roots a Cargo.toml declares (paths relative
+// to its directory) and which kinds Cargo discovers by itself.
+type cargoTargets struct {
+	lib      string // [lib] path
+	declared []cargoTarget
+	auto     map[string]bool
+	build    string // [package] build = "…"
+	noBuild  bool   // build = false
+}
+
+type cargoTarget struct{ kind, name, path string }

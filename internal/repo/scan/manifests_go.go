@@ -1,6 +1,9 @@
 package scan
 
 import (
+	"slices"
+	"strings"
+
 	"golang.org/x/mod/modfile"
 
 	"github.com/kontext-dev/kontext/internal/repo/model"
@@ -13,7 +16,7 @@ func parseGoMod(p string, data []byte, exists func(string) bool) *manifestInfo {
 	f, err := modfile.Parse(p, data, nil)
 	if err != nil {
 		if f, err = modfile.ParseLax(p, data, nil); err != nil {
-			return &manifestInfo{m: model.Manifest{Ecosystem: "go"}}
+			return &manifestInfo{m: model.Manifest{Ecosystem: "go", Problems: []string{err.Error()}}}
 		}
 	}
 	dir := dirOf(p)
@@ -54,6 +57,7 @@ func parseGoWork(p string, data []byte) *manifestInfo {
 	f, err := modfile.ParseWork(p, data, nil)
 	mi := &manifestInfo{m: model.Manifest{Ecosystem: "go"}, wsTool: "go", goReplace: map[string]string{}}
 	if err != nil {
+		mi.m.Problems = append(mi.m.Problems, err.Error())
 		return mi
 	}
 	dir := dirOf(p)
@@ -68,4 +72,34 @@ func parseGoWork(p string, data []byte) *manifestInfo {
 		}
 	}
 	return mi
+}
+
+// parseModulesTxt reads vendor/modules.txt: "# module version" lines
+// (or "# old => new version" for a replaced one) followed by the
+// module's vendored packages, one a line; "## " lines are annotations.
+func parseModulesTxt(data []byte) (pkgs, versions map[string]string) {
+	pkgs, versions = map[string]string{}, map[string]string{}
+	mod := ""
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "" || strings.HasPrefix(line, "## "):
+		case strings.HasPrefix(line, "# "):
+			f := strings.Fields(line[2:])
+			if len(f) == 0 {
+				continue
+			}
+			mod = f[0]
+			if i := slices.Index(f, "=>"); i >= 0 {
+				if len(f) > i+2 {
+					versions[mod] = f[len(f)-1]
+				}
+			} else if len(f) > 1 {
+				versions[mod] = f[1]
+			}
+		case mod != "" && !strings.HasPrefix(line, "#"):
+			pkgs[line] = mod
+		}
+	}
+	return pkgs, versions
 }

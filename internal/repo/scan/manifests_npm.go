@@ -37,7 +37,7 @@ type packageJSON struct {
 func parsePackageJSON(p string, data []byte, exists func(string) bool) *manifestInfo {
 	var pj packageJSON
 	if err := json.Unmarshal(data, &pj); err != nil {
-		return &manifestInfo{m: model.Manifest{Ecosystem: "npm"}}
+		return &manifestInfo{m: model.Manifest{Ecosystem: "npm", Problems: []string{"package.json: " + err.Error()}}}
 	}
 	dir := dirOf(p)
 	mi := &manifestInfo{m: model.Manifest{Ecosystem: "npm", Name: pj.Name, Version: pj.Version, Description: pj.Description}}
@@ -193,6 +193,7 @@ func parseDeno(p string, data []byte) *manifestInfo {
 	}
 	mi := &manifestInfo{m: model.Manifest{Ecosystem: "deno"}}
 	if err := jsonc.Unmarshal(data, &dj); err != nil {
+		mi.m.Problems = append(mi.m.Problems, path.Base(p)+": "+err.Error())
 		return mi
 	}
 	mi.m.Name, mi.m.Version = dj.Name, dj.Version

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/goccy/go-yaml"
+
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
 
@@ -24,6 +26,7 @@ func parseComposer(p string, data []byte) *manifestInfo {
 	}
 	mi := &manifestInfo{m: model.Manifest{Ecosystem: "composer"}}
 	if err := json.Unmarshal(data, &cj); err != nil {
+		mi.m.Problems = append(mi.m.Problems, "composer.json: "+err.Error())
 		return mi
 	}
 	mi.m.Name, mi.m.Version, mi.m.Description = cj.Name, cj.Version, cj.Description
@@ -167,5 +170,43 @@ func parseMix(p string, data []byte) *manifestInfo {
 		}
 		mi.m.Dependencies = append(mi.m.Dependencies, d)
 	}
+	return mi
+}
+
+// parseHelmChart reads a Helm chart's Chart.yaml: name, version,
+// description and dependencies (a file:// repository is a chart of the
+// repository).
+func parseHelmChart(p string, data []byte) *manifestInfo {
+	var ch struct {
+		Name         string `yaml:"name"`
+		Version      string `yaml:"version"`
+		Description  string `yaml:"description"`
+		Dependencies []struct {
+			Name       string `yaml:"name"`
+			Version    string `yaml:"version"`
+			Repository string `yaml:"repository"`
+		} `yaml:"dependencies"`
+	}
+	mi := &manifestInfo{m: model.Manifest{Ecosystem: "helm"}}
+	if err := yaml.Unmarshal(data, &ch); err != nil {
+		mi.m.Problems = append(mi.m.Problems, "Chart.yaml: "+err.Error())
+		return mi
+	}
+	mi.m.Name, mi.m.Version, mi.m.Description = ch.Name, ch.Version, strings.TrimSpace(ch.Description)
+	dir := dirOf(p)
+	for _, d := range ch.Dependencies {
+		if d.Name == "" {
+			continue
+		}
+		dep := model.PackageDep{Name: d.Name, Version: d.Version}
+		if local, ok := strings.CutPrefix(d.Repository, "file://"); ok {
+			if l, ok := joinDir(dir, local); ok {
+				dep.Path = l
+				mi.m.Internal = append(mi.m.Internal, d.Name)
+			}
+		}
+		mi.m.Dependencies = append(mi.m.Dependencies, dep)
+	}
+	sort.Strings(mi.m.Internal)
 	return mi
 }

@@ -48,6 +48,7 @@ func parsePyproject(p string, data []byte) *manifestInfo {
 	}
 	mi := &manifestInfo{m: model.Manifest{Ecosystem: "pypi"}}
 	if _, err := toml.Decode(string(data), &pp); err != nil {
+		mi.m.Problems = append(mi.m.Problems, "pyproject.toml: "+err.Error())
 		return mi
 	}
 	dir := dirOf(p)
@@ -261,6 +262,7 @@ func parsePipfile(p string, data []byte) *manifestInfo {
 	}
 	mi := &manifestInfo{m: model.Manifest{Ecosystem: "pypi"}}
 	if _, err := toml.Decode(string(data), &pf); err != nil {
+		mi.m.Problems = append(mi.m.Problems, "Pipfile: "+err.Error())
 		return mi
 	}
 	for _, set := range []struct {

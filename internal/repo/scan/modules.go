@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"maps"
 	"path"
 	"sort"
 	"strings"
@@ -33,6 +34,9 @@ func (ix *index) workspaces() []workspace {
 			continue
 		}
 		var candidates []string
+		if mi.wsTool == "cargo" && mi.m.Name != "" {
+			candidates = append(candidates, mi.dir) // the root package is a member of its workspace
+		}
 		for _, other := range ix.manifests {
 			for _, name := range memberManifests[mi.wsTool] {
 				if path.Base(other.m.Path) == name && other.dir != mi.dir {
@@ -50,26 +54,40 @@ func (ix *index) workspaces() []workspace {
 		if members == nil {
 			members = []string{}
 		}
+		for i, m := range members {
+			members[i] = moduleID(m) // the root as ".", as module ids spell it
+		}
 		out = append(out, workspace{Workspace: model.Workspace{Tool: mi.wsTool, Manifest: mi.m.Path, Members: members}, decl: mi})
 	}
 	return out
 }
 
+// memberDir is a workspace member's directory ("" for the root ".").
+func memberDir(id string) string {
+	if id == "." {
+		return ""
+	}
+	return id
+}
+
 // moduleSet is the modules and the directory → owning module lookup.
 type moduleSet struct {
-	list  []model.Module
-	byDir map[string]int
-	owner map[string]string // memo: directory → owning module id
+	list     []model.Module
+	byDir    map[string]int
+	owner    map[string]string // memo: directory → owning module id
+	vendored *vendoredTrees
 }
 
 // of returns the id of the module owning a directory: the deepest module
-// at or above it.
+// at or above it; "" inside a vendored tree, which no module owns.
 func (ms *moduleSet) of(dir string) string {
 	if id, ok := ms.owner[dir]; ok {
 		return id
 	}
 	var id string
-	if i, ok := ms.byDir[dir]; ok {
+	if ms.vendored.rootOf(dir) != "" {
+		id = ""
+	} else if i, ok := ms.byDir[dir]; ok {
 		id = ms.list[i].ID
 	} else if dir == "" {
 		id = "."
@@ -104,12 +122,12 @@ var indexFiles = map[string]bool{
 // directories. Go packages are directory modules at any depth: the
 // language makes each one a unit. The root module "." owns the rest.
 func (ix *index) modules(ws []workspace) *moduleSet {
-	type cand struct {
-		basis    model.ModuleBasis
-		manifest *manifestInfo
-	}
+	type cand = moduleCand
 	cands := map[string]cand{}
 	set := func(dir string, c cand) {
+		if ix.vendored.rootOf(dir) != "" {
+			return // vendored code is someone else's module
+		}
 		if _, ok := cands[dir]; !ok {
 			cands[dir] = c
 		}
@@ -121,7 +139,8 @@ func (ix *index) modules(ws []workspace) *moduleSet {
 		}
 	}
 	for _, w := range ws {
-		for _, m := range w.Members {
+		for _, id := range w.Members {
+			m := memberDir(id)
 			mi := manifestAt[m]
 			for _, other := range ix.manifests {
 				if other.dir == m && memberOf(w.Tool, other) {
@@ -171,6 +190,9 @@ func (ix *index) modules(ws []workspace) *moduleSet {
 			if !roots[parts[r]] {
 				continue
 			}
+			if parts[r] == "src" && ix.jvmSourceSetDir(strings.Join(parts[:r+2], "/")) {
+				break // src/main, src/test/java: a JVM project's source sets are its code, not modules
+			}
 			parent := strings.Join(parts[:r], "/")
 			if _, ok := cands[parent]; parent == "" || ok && cands[parent].basis != model.BasisDirectory {
 				// A package between the source root and d owns d:
@@ -197,6 +219,17 @@ func (ix *index) modules(ws []workspace) *moduleSet {
 	for d := range ix.goDirs {
 		set(d, cand{model.BasisDirectory, manifestAt[d]})
 	}
+	// Infrastructure code has no package manifest: each directory of
+	// Terraform files is a module (a root configuration, or a module
+	// others call), each Ansible role is one.
+	for d := range ix.tfDirs {
+		if d != "" && !skipModuleDir(d) {
+			set(d, cand{model.BasisDirectory, nil})
+		}
+	}
+	for _, d := range ix.ansibleRoles() {
+		set(d, cand{model.BasisDirectory, nil})
+	}
 	for i := range ix.files {
 		p := ix.files[i].Path
 		d := dirOf(p)
@@ -210,11 +243,17 @@ func (ix *index) modules(ws []workspace) *moduleSet {
 		}
 		set(d, cand{model.BasisIndexFile, nil})
 	}
+	// Areas: a top-level directory holding code no module claims is one
+	// (a repository of C, shell or Ruby scripts is not a single module);
+	// one that large is divided one level down as well.
+	for _, d := range ix.areas(cands) {
+		set(d, cand{model.BasisDirectory, nil})
+	}
 	if _, ok := cands[""]; !ok {
 		cands[""] = cand{model.BasisDirectory, manifestAt[""]}
 	}
 
-	ms := &moduleSet{byDir: make(map[string]int, len(cands)), owner: map[string]string{}}
+	ms := &moduleSet{byDir: make(map[string]int, len(cands)), owner: map[string]string{}, vendored: ix.vendored}
 	all := make([]string, 0, len(cands))
 	for d := range cands {
 		all = append(all, d)
@@ -236,6 +275,9 @@ func (ix *index) modules(ws []workspace) *moduleSet {
 		if m.Name == "" && ix.goDirs[d] {
 			m.Name = goImportPath(goMods, d)
 		}
+		if m.Name == "" && d == "" {
+			m.Name = ix.repositoryName(ix.root)
+		}
 		if m.Name == "" {
 			m.Name = path.Base(id)
 		}
@@ -244,6 +286,117 @@ func (ix *index) modules(ws []workspace) *moduleSet {
 	}
 	ix.describe(ms)
 	return ms
+}
+
+// jvmSourceSetDir reports a Gradle/Maven source set folder (src/main,
+// src/test, src/integrationTest, src/commonJvmAndroid): one holding a
+// java, kotlin, scala or groovy folder.
+func (ix *index) jvmSourceSetDir(d string) bool {
+	for lang := range jvmLangDirs {
+		if lang != "resources" && ix.dirs[d+"/"+lang] {
+			return true
+		}
+	}
+	return false
+}
+
+// moduleCand is why a directory would be a module.
+type moduleCand struct {
+	basis    model.ModuleBasis
+	manifest *manifestInfo
+}
+
+// largeArea is how many code files make a top-level area large enough
+// to be divided into the directories below it (the original's 150).
+const largeArea = 150
+
+// areas returns the top-level directories whose code files no module
+// candidate owns, MinModuleFiles of them at least, and in those with
+// largeArea files or more, the directories below that hold enough of
+// them.
+func (ix *index) areas(cands map[string]moduleCand) []string {
+	claimed := func(d string) bool {
+		for ; d != ""; d = dirOf(d) {
+			if _, ok := cands[d]; ok {
+				return true
+			}
+		}
+		return false
+	}
+	// A Rust file under a Cargo package is that package's (ripgrep's
+	// binary is crates/core/main.rs of the root package), wherever it is.
+	cargoDirs := map[string]bool{}
+	for _, mi := range ix.manifests {
+		if path.Base(mi.m.Path) == "Cargo.toml" && mi.m.Name != "" {
+			cargoDirs[mi.dir] = true
+		}
+	}
+	inCargoPackage := func(d string) bool {
+		for ; ; d = dirOf(d) {
+			if cargoDirs[d] {
+				return true
+			}
+			if d == "" {
+				return false
+			}
+		}
+	}
+	top, second := map[string]int{}, map[string]int{}
+	for i := range ix.files {
+		f := &ix.files[i]
+		if f.Kind != model.FileSource && f.Kind != model.FileTest || linguist.LanguageType(f.Language) != linguist.Programming {
+			continue
+		}
+		d := dirOf(f.Path)
+		if d == "" || claimed(d) || skipModuleDir(d) || ix.vendored.rootOf(d) != "" || f.Language == "Rust" && inCargoPackage(d) {
+			continue
+		}
+		parts := strings.SplitN(d, "/", 3)
+		top[parts[0]]++
+		if len(parts) > 1 {
+			second[parts[0]+"/"+parts[1]]++
+		}
+	}
+	var out []string
+	left := maps.Clone(top) // what a divided area keeps of its files
+	for d, n := range second {
+		if top[dirOf(d)] >= largeArea && n >= ix.opts.MinModuleFiles {
+			out = append(out, d)
+			left[dirOf(d)] -= n
+		}
+	}
+	for d, n := range top {
+		if n >= ix.opts.MinModuleFiles && left[d] > 0 {
+			out = append(out, d)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ansibleRoles finds Ansible roles: a roles/<name> directory with
+// tasks/main.yml (or meta/main.yml).
+func (ix *index) ansibleRoles() []string {
+	seen := map[string]bool{}
+	var out []string
+	for i := range ix.files {
+		p := ix.files[i].Path
+		if b := path.Base(p); b != "main.yml" && b != "main.yaml" {
+			continue
+		}
+		sub := dirOf(p)
+		if b := path.Base(sub); b != "tasks" && b != "meta" {
+			continue
+		}
+		role := dirOf(sub)
+		if path.Base(dirOf(role)) != "roles" || seen[role] || skipModuleDir(role) {
+			continue
+		}
+		seen[role] = true
+		out = append(out, role)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // manifestRank orders the manifests that may describe a directory.

@@ -123,6 +123,20 @@ func (r *reader) parse(p string, buf []byte) (parsed, []byte) {
 	f.Kind = classify(p, f.Language, false)
 	f.Generated = (f.Language == "Go" && goGenerated(content)) || isGenerated(p, content)
 	out := parsed{}
+	if vendorRootByName(dirOf(p)) != "" {
+		// Vendored code is in no module and makes no edge: what counts of
+		// it is that it exists, and for Go the imports of its packages
+		// (GOROOT's go list reports its vendored packages); its
+		// declarations are someone else's API.
+		if f.Language == "Go" {
+			parseGoHeader(p, content, &f)
+		}
+		if isConfigFile(p) {
+			out.config = bytes.Clone(content)
+		}
+		out.file = f
+		return out, buf
+	}
 	switch f.Language {
 	case "Go":
 		parseGo(p, content, &f)
@@ -136,6 +150,10 @@ func (r *reader) parse(p string, buf []byte) (parsed, []byte) {
 		parseJVM(content, &f, false)
 	case "Kotlin":
 		parseJVM(content, &f, true)
+	case "HCL":
+		if ext == ".tf" || path.Base(p) == "terragrunt.hcl" {
+			parseHCL(content, &f)
+		}
 	}
 	if isConfigFile(p) {
 		out.config = bytes.Clone(content)
@@ -205,10 +223,12 @@ func isConfigFile(p string) bool {
 	case "go.mod", "go.work", "package.json", "pnpm-workspace.yaml", "Cargo.toml", "pyproject.toml",
 		"setup.cfg", "pom.xml", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts",
 		"composer.json", "Gemfile", "mix.exs", "deno.json", "deno.jsonc", "jsconfig.json", "Pipfile",
-		"README.md", "README", "README.rst", "README.txt", "readme.md", "Readme.md", "vendor/modules.txt":
+		"README.md", "README", "README.rst", "README.txt", "readme.md", "Readme.md", "vendor/modules.txt", ".gitattributes",
+		"Chart.yaml":
 		return true
 	}
-	if strings.HasSuffix(p, "vendor/modules.txt") {
+	if strings.HasSuffix(p, "vendor/modules.txt") || strings.HasSuffix(name, ".versions.toml") || name == "gradle.properties" || isBuildSrcSource(p) ||
+		strings.HasSuffix(name, ".gradle") || strings.HasSuffix(name, ".gradle.kts") {
 		return true
 	}
 	if strings.HasPrefix(name, "tsconfig") && strings.HasSuffix(name, ".json") {

@@ -24,6 +24,12 @@ type resolver struct {
 	goWork   []*manifestInfo
 	memo     map[resolveKey]resolved
 
+	// vendoredPkgs are the packages of vendored trees that have a
+	// manifest, by directory; vendoredVersions what they and Go's
+	// vendor/modules.txt declare, by ecosystem and name.
+	vendoredPkgs     map[string]vendoredPkg
+	vendoredVersions map[string]vendoredDecl
+
 	js  jsState
 	py  pyState
 	rs  rustState
@@ -32,7 +38,8 @@ type resolver struct {
 
 func newResolver(ix *index, mods *moduleSet, ws []workspace) *resolver {
 	r := &resolver{ix: ix, mods: mods, ws: ws, goModAt: map[string]*manifestInfo{}, goMemo: map[string]*manifestInfo{},
-		wsByName: map[string]string{}, memo: make(map[resolveKey]resolved, len(ix.files))}
+		wsByName: map[string]string{}, memo: make(map[resolveKey]resolved, len(ix.files)),
+		vendoredVersions: map[string]vendoredDecl{}, vendoredPkgs: map[string]vendoredPkg{}}
 	for _, mi := range ix.manifests {
 		if path.Base(mi.m.Path) == "go.work" {
 			r.goWork = append(r.goWork, mi)
@@ -47,7 +54,8 @@ func newResolver(ix *index, mods *moduleSet, ws []workspace) *resolver {
 	}
 	sort.SliceStable(r.goMods, func(i, j int) bool { return len(r.goMods[i].m.Name) > len(r.goMods[j].m.Name) })
 	for _, w := range ws {
-		for _, member := range w.Members {
+		for _, id := range w.Members {
+			member := memberDir(id)
 			for _, mi := range ix.manifests {
 				if mi.dir == member && memberOf(w.Tool, mi) && mi.m.Name != "" {
 					r.wsByName[ecoKey(mi.m.Ecosystem, mi.m.Name)] = member
@@ -55,6 +63,7 @@ func newResolver(ix *index, mods *moduleSet, ws []workspace) *resolver {
 			}
 		}
 	}
+	r.initVendored()
 	r.js.init(r)
 	r.py.init(r)
 	r.rs.init(r)
@@ -77,12 +86,16 @@ type resolved struct {
 }
 
 // resolve sets an import's Kind and Target. A result depends on the
-// importing directory only (on the file, for Rust's self:: and super::),
-// so it is computed once per directory and spec.
+// importing directory only (on the file, for Rust's self:: and super::;
+// and on being a test, for Java and Kotlin), so it is computed once per
+// directory and spec.
 func (r *resolver) resolve(f *model.File, imp *model.Import) {
 	from := dirOf(f.Path)
-	if f.Language == "Rust" {
+	switch {
+	case f.Language == "Rust":
 		from = f.Path
+	case jvm(f) && f.Kind == model.FileTest:
+		from += "\x00test" // a test may see test source sets, main code may not
 	}
 	key := resolveKey{f.Language, from, imp.Spec}
 	if res, ok := r.memo[key]; ok {
@@ -90,7 +103,87 @@ func (r *resolver) resolve(f *model.File, imp *model.Import) {
 		return
 	}
 	r.resolveUncached(f, imp)
+	r.intoVendored(f, imp)
 	r.memo[key] = resolved{imp.Kind, imp.Target}
+}
+
+type vendoredDecl struct{ version, manifest string }
+
+// initVendored reads what the vendored trees declare: the manifests of
+// the package folders in them, and vendor/modules.txt.
+func (r *resolver) initVendored() {
+	for p, data := range r.ix.configs {
+		d := dirOf(p)
+		if r.ix.vendored.rootOf(d) == "" || r.ix.vendored.rootOf(d) == d {
+			continue
+		}
+		switch path.Base(p) {
+		case "package.json", "Cargo.toml", "pyproject.toml", "composer.json", "go.mod":
+		default:
+			continue
+		}
+		for _, mi := range parseManifest(p, data, r.ix.exists) {
+			if mi.m.Name == "" {
+				continue
+			}
+			// package.json before the others when a folder has several.
+			if old, ok := r.vendoredPkgs[d]; ok && path.Base(old.manifest) == "package.json" {
+				continue
+			}
+			r.vendoredPkgs[d] = vendoredPkg{eco: mi.m.Ecosystem, name: mi.m.Name, version: mi.m.Version, manifest: p}
+		}
+	}
+	for _, vp := range r.vendoredPkgs {
+		if vp.version != "" {
+			r.vendoredVersions[vp.eco+"\x00"+vp.name] = vendoredDecl{vp.version, vp.manifest}
+		}
+	}
+	for _, mi := range r.ix.manifests {
+		for mod, v := range mi.goVendoredVersions {
+			if _, ok := r.vendoredVersions["go\x00"+mod]; !ok {
+				r.vendoredVersions["go\x00"+mod] = vendoredDecl{v, path.Join(mi.dir, "vendor", "modules.txt")}
+			}
+		}
+	}
+}
+
+type vendoredPkg struct{ eco, name, version, manifest string }
+
+// intoVendored turns an import that resolved to a file or directory of a
+// vendored tree, from outside that tree, into a use of the package
+// vendored there: its manifest's name and version when it has one, else
+// its folder's (or file's) name under the tree.
+func (r *resolver) intoVendored(f *model.File, imp *model.Import) {
+	switch imp.Kind {
+	case model.ImportInternalFile, model.ImportInternalModule, model.ImportWorkspacePackage:
+	default:
+		return
+	}
+	target := imp.Target
+	if target == "." {
+		target = ""
+	}
+	dir := target
+	if r.ix.exists(target) {
+		dir = dirOf(target)
+	}
+	root := r.ix.vendored.rootOf(dir)
+	if root == "" || r.ix.vendored.rootOf(dirOf(f.Path)) == root {
+		return
+	}
+	rel := strings.TrimPrefix(strings.TrimPrefix(target, root), "/")
+	first, _, _ := strings.Cut(rel, "/")
+	if first == "" {
+		first = path.Base(root)
+	}
+	vp := vendoredPkg{name: strings.TrimSuffix(first, path.Ext(first))}
+	for d := dir; len(d) > len(root); d = dirOf(d) {
+		if p, ok := r.vendoredPkgs[d]; ok {
+			vp = p // the nearest manifest names the package
+			break
+		}
+	}
+	imp.Kind, imp.Target = model.ImportExternal, vp.name
 }
 
 func (r *resolver) resolveUncached(f *model.File, imp *model.Import) {
@@ -107,6 +200,8 @@ func (r *resolver) resolveUncached(f *model.File, imp *model.Import) {
 		kind, target = r.rs.resolve(f, imp.Spec)
 	case "Java", "Kotlin":
 		kind, target = r.jvm.resolve(f, imp.Spec)
+	case "HCL":
+		kind, target = r.resolveHCL(f, imp.Spec)
 	default:
 		kind = model.ImportUnresolved
 	}
@@ -153,6 +248,8 @@ func (r *resolver) ecosystemOf(f *model.File, imp model.Import) string {
 			return eco
 		}
 		return "maven"
+	case "HCL":
+		return "terraform"
 	}
 	if strings.HasPrefix(imp.Spec, "jsr:") {
 		return "jsr"
@@ -178,12 +275,20 @@ func (r *resolver) manifestTarget(mi *manifestInfo, dep model.PackageDep) string
 		return ""
 	case dep.Path != "":
 		if r.ix.dirs[dep.Path] {
-			return r.mods.of(dep.Path)
+			return r.mods.of(dep.Path) // "" in a vendored tree: an external package
 		}
 		return ""
 	}
 	if d, ok := r.wsByName[ecoKey(eco, dep.Name)]; ok && (eco != "cargo" || dep.Version == "workspace") {
 		return r.mods.of(d)
+	}
+	if eco == "pypi" {
+		// An example's or the docs' requirement on the project itself.
+		for _, other := range r.ix.manifests {
+			if other.m.Ecosystem == "pypi" && other != mi && other.m.Name != "" && normalizePyName(other.m.Name) == normalizePyName(dep.Name) {
+				return r.mods.of(other.dir)
+			}
+		}
 	}
 	if eco == "go" {
 		for _, gm := range r.goMods {
@@ -251,6 +356,12 @@ func (r *resolver) resolveGo(f *model.File, spec string) (model.ImportKind, stri
 	}
 	if own != nil {
 		if d, ok := replaced(own.goReplace, spec); ok && r.ix.goDirs[d] {
+			if r.ix.vendored.rootOf(d) != "" {
+				// A fork kept in third_party/: the replaced module is used.
+				if mod := requiredModule(own, spec); mod != "" {
+					return model.ImportExternal, mod
+				}
+			}
 			return model.ImportWorkspacePackage, moduleID(d)
 		}
 	}
@@ -264,24 +375,38 @@ func (r *resolver) resolveGo(f *model.File, spec string) (model.ImportKind, stri
 	}
 	if own != nil && own.goVendor {
 		if d := path.Join(own.dir, "vendor", spec); r.ix.goDirs[d] {
-			return model.ImportInternalModule, moduleID(d)
+			// Vendored: a use of the module that provides the package.
+			mod := own.goVendored[spec]
+			if mod == "" {
+				mod = requiredModule(own, spec)
+			}
+			if mod == "" {
+				mod = spec
+			}
+			return model.ImportExternal, mod
 		}
 	}
 	if dotless {
 		return model.ImportUnresolved, ""
 	}
 	if own != nil {
-		best := ""
-		for _, dep := range own.m.Dependencies {
-			if (spec == dep.Name || strings.HasPrefix(spec, dep.Name+"/")) && len(dep.Name) > len(best) {
-				best = dep.Name
-			}
-		}
-		if best != "" {
+		if best := requiredModule(own, spec); best != "" {
 			return model.ImportExternal, best
 		}
 	}
 	return model.ImportExternal, spec
+}
+
+// requiredModule is the requirement of a go.mod that provides an import
+// path (the longest module path prefixing it), "" when none does.
+func requiredModule(own *manifestInfo, spec string) string {
+	best := ""
+	for _, dep := range own.m.Dependencies {
+		if (spec == dep.Name || strings.HasPrefix(spec, dep.Name+"/")) && len(dep.Name) > len(best) {
+			best = dep.Name
+		}
+	}
+	return best
 }
 
 // replaced maps an import path through replace directives to a local

@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 
@@ -369,7 +370,8 @@ func sameAfterParse(prev *model.Graph, prevByPath map[string]int, listed map[str
 // sameContext reports whether import resolution works in the same
 // context as for prev: the same files, no configuration file re-read, and
 // every re-read file the same in what resolvers and module detection read
-// of other files (language, kind, package, Java/Kotlin declarations).
+// of other files (language, kind, package, Java/Kotlin declarations, Rust
+// module declarations).
 // Then prev's resolutions hold; only new specs need resolving.
 func sameContext(prev *model.Graph, prevByPath map[string]int, listed map[string]bool, fresh map[string]parsed) bool {
 	n := 0
@@ -385,7 +387,8 @@ func sameContext(prev *model.Graph, prevByPath map[string]int, listed map[string
 		if parsed {
 			a, b := &prev.Files[i], &np.file
 			if np.config != nil || isConfigFile(p) || a.Language != b.Language || a.Kind != b.Kind || a.Package != b.Package ||
-				a.Vendored != b.Vendored || a.Generated != b.Generated || jvm(a) && !sameSymbols(a.Symbols, b.Symbols) {
+				a.Vendored != b.Vendored || a.Generated != b.Generated || jvm(a) && !sameSymbols(a.Symbols, b.Symbols) ||
+				!slices.Equal(a.Submodules, b.Submodules) {
 				return false
 			}
 		}
@@ -416,6 +419,7 @@ func sameSymbols(a, b []model.Symbol) bool {
 func sameFacts(old, fresh *model.File) bool {
 	a, b := *old, *fresh
 	a.Module, b.Module = "", ""
+	a.DevOnly, b.DevOnly = false, false
 	a.Imports, b.Imports = specsOnly(a.Imports), specsOnly(b.Imports)
 	return reflect.DeepEqual(a, b)
 }
@@ -426,7 +430,7 @@ func specsOnly(imps []model.Import) []model.Import {
 	}
 	out := make([]model.Import, len(imps))
 	for i, imp := range imps {
-		out[i] = model.Import{Spec: imp.Spec, Line: imp.Line}
+		out[i] = model.Import{Spec: imp.Spec, Line: imp.Line, Test: imp.Test}
 	}
 	return out
 }

@@ -66,15 +66,22 @@ func (h *Handlers) GetDependents(ctx context.Context, in *spec.GetDependentsInpu
 	if err != nil {
 		return nil, err
 	}
-	res := &results.Dependents{SchemaVersion: model.SchemaVersion, Module: m.ID, Direct: []model.Dependency{}, Transitive: []string{}}
-	importers := map[string][]string{} // to → froms
+	res := &results.Dependents{SchemaVersion: model.SchemaVersion, Module: m.ID, Direct: []model.Dependency{}, Transitive: []string{}, TestedBy: []model.Dependency{}}
+	importers := map[string][]string{} // to → froms, production edges
 	for _, e := range d.g.Dependencies {
+		if e.Scope == model.ScopeTest {
+			if e.To == m.ID {
+				res.TestedBy = append(res.TestedBy, e)
+			}
+			continue // a change travels through production code only
+		}
 		importers[e.To] = append(importers[e.To], e.From)
 		if e.To == m.ID {
 			res.Direct = append(res.Direct, e)
 		}
 	}
 	res.Direct = sortedEdges(res.Direct)
+	res.TestedBy = sortedEdges(res.TestedBy)
 	seen := map[string]bool{m.ID: true}
 	var queue []string
 	for _, e := range res.Direct {

@@ -43,7 +43,7 @@ func TestShapeLeavesTheAnalysisAlone(t *testing.T) {
 
 func TestShapeRequiredListsAreNeverNull(t *testing.T) {
 	b, _ := json.Marshal(shape(&results.Dependents{}, false))
-	if string(b) != `{"schemaVersion":0,"module":"","direct":[],"transitive":[]}` {
+	if string(b) != `{"schemaVersion":0,"module":"","direct":[],"transitive":[],"testedBy":[]}` {
 		t.Errorf("%s", b)
 	}
 	b, _ = json.Marshal(shape(&results.RepositoryContext{Modules: []results.ModuleSummary{{ID: "x"}}}, true))

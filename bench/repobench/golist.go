@@ -13,11 +13,12 @@ import (
 )
 
 // goRepoModule is the real Go repository measured side by side with
-// `go list`: golang.org/x/tools, a large module kontext itself depends on,
-// so it is in the module cache of anyone who built kontext and is fetched
-// through the module proxy otherwise. The exact version keeps the tree the
-// same from run to run; -gorepo measures a checkout of your choice instead.
-const goRepoModule = "golang.org/x/tools@v0.52.0"
+// `go list`: Prometheus, a large Go server with some 200 dependencies (the
+// issue's measure: go list loads every package the repository depends
+// on, which is what an agent's tooling pays), fetched once through the
+// module proxy. The exact version keeps the tree the same from run to
+// run; -gorepo measures a checkout of your choice instead.
+const goRepoModule = "github.com/prometheus/prometheus@v0.316.0"
 
 // goRepoTree is the Go repository of -gorepo, or goRepoModule from the
 // module cache.
@@ -42,19 +43,21 @@ func goRepoTree(cfg config) *tree {
 		t.skipped = fmt.Sprintf("go mod download %s: %s %v", goRepoModule, dl.Error, err)
 		return t
 	}
-	t.Root, t.About = dl.Dir, goRepoModule+" from the module cache (not a git work tree)"
+	// The module's go.work names nested modules that a module zip leaves
+	// out: go list reads the module alone.
+	t.Root, t.About, t.goEnv = dl.Dir, goRepoModule+" from the module proxy (a module zip: no git history, no nested modules)", []string{"GOWORK=off"}
 	return t
 }
 
 // goList runs `go list -e -json ./...` in root once, the command an agent's
 // tooling runs to learn a Go repository's packages, and returns how long it
 // took. Its output is read and dropped, as a consumer would read it.
-func goList(root string) (time.Duration, int, error) {
+func goList(root string, env []string) (time.Duration, int, error) {
 	cmd := exec.Command("go", "list", "-e", "-json", "./...")
 	cmd.Dir = root
 	// Never a download in the measured run: the warm-up run fetched what
 	// the module needs.
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=readonly", "GOPROXY=off")
+	cmd.Env = append(append(os.Environ(), env...), "GOFLAGS=-mod=readonly", "GOPROXY=off")
 	began := time.Now()
 	out, err := cmd.Output()
 	took := time.Since(began)
@@ -71,15 +74,21 @@ func goList(root string) (time.Duration, int, error) {
 // measureGoList runs go list once to warm up (downloads, the file cache),
 // then runs times, interleaved with nothing else.
 func measureGoList(t *tree, runs int) {
+	progressf("%s: go list -e -json ./... to warm up (downloads the dependencies the first time)", t.Name)
 	warm := exec.Command("go", "list", "-e", "-json", "./...")
 	warm.Dir = t.Root
-	if out, err := warm.CombinedOutput(); err != nil {
-		t.Failed = fmt.Sprintf("go list warm-up in %s: %v: %.300s", t.Root, err, out)
+	warm.Env = append(os.Environ(), t.goEnv...)
+	if _, err := warm.Output(); err != nil {
+		msg := err.Error()
+		if ee, ok := err.(*exec.ExitError); ok {
+			msg += ": " + strings.TrimSpace(string(ee.Stderr))
+		}
+		t.Failed = fmt.Sprintf("go list warm-up in %s: %.500s", t.Root, msg)
 		return
 	}
 	for i := 0; i < runs; i++ {
 		progressf("%s: go list -e -json ./... %d of %d", t.Name, i+1, runs)
-		d, pkgs, err := goList(t.Root)
+		d, pkgs, err := goList(t.Root, t.goEnv)
 		if err != nil {
 			t.Failed = err.Error()
 			return

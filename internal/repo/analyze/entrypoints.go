@@ -132,14 +132,35 @@ func (eb *epBuilder) resolve(dir, declared string) (string, bool) {
 	if dir == "." {
 		inner = rel
 	}
-	for _, out := range []string{"dist/", "build/", "lib/", "out/", "esm/", "cjs/"} {
-		if strings.HasPrefix(inner, out) {
-			if p, ok := try(path.Join(dir, "src", strings.TrimPrefix(inner, out))); ok {
+	// A build output (dist/esm/index.js, build/modern/index.cjs) is built
+	// from the source of the same name under src/: strip the output
+	// directory and the module-format directories below it.
+	if rest, ok := cutOutputDir(inner); ok {
+		for {
+			if p, ok := try(path.Join(dir, "src", rest)); ok {
 				return p, true
 			}
+			next, ok := cutOutputDir(rest)
+			if !ok {
+				break
+			}
+			rest = next
 		}
 	}
 	return rel, false
+}
+
+// outputDirs are where packages put what they build, and the module
+// formats they build it in.
+var outputDirs = []string{"dist/", "build/", "lib/", "out/", "esm/", "cjs/", "es/", "mjs/", "umd/", "modern/", "legacy/", "module/", "node/", "browser/", "src/"}
+
+func cutOutputDir(p string) (string, bool) {
+	for _, d := range outputDirs {
+		if rest, ok := strings.CutPrefix(p, d); ok && rest != "" {
+			return rest, true
+		}
+	}
+	return p, false
 }
 
 func (eb *epBuilder) declared(mf *model.Manifest, field, value, typ string) {
@@ -151,15 +172,17 @@ func (eb *epBuilder) declared(mf *model.Manifest, field, value, typ string) {
 	if p == "" {
 		return
 	}
-	detail := fmt.Sprintf("%s %q points here (%s)", path.Base(mf.Path), field, value)
-	c := confDeclared
 	if !ok {
-		c = confDeclaredGap
-		detail += ", but the file is not in the analysed tree"
-	} else if path.Clean(path.Join(dir, value)) != p {
+		// A build output that is not in the tree (dist/bin.js before a
+		// build) and has no source of that name is no entry point of
+		// the analysed revision.
+		return
+	}
+	detail := fmt.Sprintf("%s %q points here (%s)", path.Base(mf.Path), field, value)
+	if path.Clean(path.Join(dir, value)) != p {
 		detail += ", resolved to the source file"
 	}
-	eb.add(p, typ, c, model.Evidence{File: mf.Path, Detail: detail})
+	eb.add(p, typ, confDeclared, model.Evidence{File: mf.Path, Detail: detail})
 }
 
 type packageJSONFile struct {
@@ -226,12 +249,12 @@ func (eb *epBuilder) packageJSON(mf *model.Manifest, data []byte) {
 				continue
 			}
 			s := stem(p)
-			typ := "library"
+			typ := "cli" // a file a script runs is a command
 			switch {
 			case strings.Contains(name, "test") || strings.Contains(name, "spec") || strings.Contains(s, "test") || strings.Contains(s, "spec"):
 				typ = "test"
-			case reCLIStem.MatchString(s):
-				typ = "cli"
+			case reBuildScript.MatchString(name):
+				typ = "build"
 			case name == "start" || name == "dev" || name == "serve" || name == "preview" || name == "run":
 				typ = "application"
 			}
@@ -274,7 +297,8 @@ func exportTargets(raw json.RawMessage, depth int) []string {
 
 type cargoFile struct {
 	Package *struct {
-		Name string `toml:"name"`
+		Name  string `toml:"name"`
+		Build any    `toml:"build"` // a path, or false for none
 	} `toml:"package"`
 	Lib *struct {
 		Path string `toml:"path"`
@@ -304,6 +328,15 @@ func (eb *epBuilder) cargo(mf *model.Manifest, data []byte) {
 	}
 	if main := join("src/main.rs"); eb.has(main) {
 		eb.add(main, "package-bin", confDeclared, model.Evidence{File: mf.Path, Detail: "Cargo builds src/main.rs as the package's binary"})
+	}
+	build := "build.rs"
+	if b, ok := cf.Package.Build.(string); ok && b != "" {
+		build = b
+	}
+	if enabled, ok := cf.Package.Build.(bool); !ok || enabled {
+		if p := join(build); eb.has(p) {
+			eb.add(p, "build", confDeclared, model.Evidence{File: mf.Path, Detail: "Cargo runs " + build + " before it compiles the package: a build script"})
+		}
 	}
 	lib := "src/lib.rs"
 	if cf.Lib != nil && cf.Lib.Path != "" {
@@ -392,10 +425,19 @@ func (eb *epBuilder) consoleScript(mf *model.Manifest, name, target string) {
 
 // files applies the language, naming and behaviour rules file by file.
 func (eb *epBuilder) files(obs *Observations) {
-	pkgRoots := map[string]bool{}
+	manifestOf := map[string]string{} // directory → its manifest
 	for _, mf := range eb.ix.g.Manifests {
-		pkgRoots[path.Dir(mf.Path)] = true
+		if _, ok := manifestOf[path.Dir(mf.Path)]; !ok {
+			manifestOf[path.Dir(mf.Path)] = mf.Path
+		}
 	}
+	goModules := map[string]string{} // directory of a go.mod → its path
+	for _, mf := range eb.ix.g.Manifests {
+		if path.Base(mf.Path) == "go.mod" {
+			goModules[path.Dir(mf.Path)] = mf.Path
+		}
+	}
+	goRoots := map[string][]*model.File{} // a go.mod's directory → its package's files
 	for i := range eb.ix.g.Files {
 		f := &eb.ix.g.Files[i]
 		if f.Kind == model.FileTest {
@@ -415,13 +457,23 @@ func (eb *epBuilder) files(obs *Observations) {
 		for _, h := range fo.Signals {
 			sig[h.Signal] = h
 		}
-		if h, ok := sig[sigHTTPRoute]; ok {
-			eb.add(f.Path, "http-routes", confHTTPRoutes, model.Evidence{File: f.Path, Line: h.Line, Detail: h.Detail})
+		periphery := PeripheryOf(f.Path)
+		build := isBuildScript(f.Path)
+		// Test helpers and mocks register routes and start workers for
+		// the tests that use them: they are not how the program runs.
+		if periphery != TestSupport && !build {
+			if h, ok := sig[sigHTTPRoute]; ok {
+				eb.add(f.Path, "http-routes", confHTTPRoutes, model.Evidence{File: f.Path, Line: h.Line, Detail: h.Detail})
+			}
+			if h, ok := sig[sigWorker]; ok {
+				eb.add(f.Path, "worker", confWorkerEntry, model.Evidence{File: f.Path, Line: h.Line, Detail: h.Detail})
+			} else if h, ok := sig[sigSchedule]; ok && (fam == famJS || fam == famPython) {
+				eb.add(f.Path, "worker", confWorkerEntry, model.Evidence{File: f.Path, Line: h.Line, Detail: h.Detail})
+			}
 		}
-		if h, ok := sig[sigWorker]; ok {
-			eb.add(f.Path, "worker", confWorkerEntry, model.Evidence{File: f.Path, Line: h.Line, Detail: h.Detail})
-		} else if h, ok := sig[sigSchedule]; ok && (fam == famJS || fam == famPython) {
-			eb.add(f.Path, "worker", confWorkerEntry, model.Evidence{File: f.Path, Line: h.Line, Detail: h.Detail})
+		if build {
+			eb.buildScript(f, fo)
+			continue
 		}
 
 		switch fam {
@@ -434,6 +486,10 @@ func (eb *epBuilder) files(obs *Observations) {
 					typ, c, why = "cli", confCLIName, "package main with func main under cmd/"
 				}
 				eb.add(f.Path, typ, c, model.Evidence{File: f.Path, Line: fo.MainFunc, Detail: why})
+			} else if !fo.GoPackageMain && f.Kind == model.FileSource && !f.Generated {
+				if _, ok := goModules[path.Dir(f.Path)]; ok {
+					goRoots[path.Dir(f.Path)] = append(goRoots[path.Dir(f.Path)], f)
+				}
 			}
 			continue
 		case famRust:
@@ -476,12 +532,14 @@ func (eb *epBuilder) files(obs *Observations) {
 			eb.add(f.Path, "cli", c, ev)
 			continue
 		}
-		if reWorkerStem.MatchString(s) {
+		if reWorkerStem.MatchString(s) && periphery != TestSupport {
 			eb.add(f.Path, "worker", confWorkerEntry, model.Evidence{File: f.Path, Detail: fmt.Sprintf("file name follows worker conventions (%q)", baseName(f.Path))})
 			continue
 		}
 		dir := path.Dir(f.Path)
-		atRoot := pkgRoots[dir] || (path.Base(dir) == "src" && pkgRoots[path.Dir(dir)])
+		_, atManifest := manifestOf[dir]
+		_, atSrc := manifestOf[path.Dir(dir)]
+		atRoot := atManifest || (path.Base(dir) == "src" && atSrc)
 		if atRoot && reApplicationStem.MatchString(s) {
 			typ, c := "application", confAppName
 			if strings.EqualFold(s, "index") {
@@ -496,10 +554,76 @@ func (eb *epBuilder) files(obs *Observations) {
 		if fam == famJS && strings.EqualFold(s, "index") && f.Module != "" && f.Module != f.Path {
 			eb.add(f.Path, "library", confBarrel, model.Evidence{File: f.Path, Detail: "module index file: the module's public surface"})
 		}
-		if fam == famPython && baseName(f.Path) == "__init__.py" && pkgRoots[path.Dir(dir)] {
-			eb.add(f.Path, "library", confBarrel, model.Evidence{File: f.Path, Detail: "top-level Python package"})
+		if fam == famPython && baseName(f.Path) == "__init__.py" && periphery != TestSupport {
+			eb.pythonPackage(f, manifestOf)
 		}
 	}
+	eb.goRootPackages(goModules, goRoots)
+}
+
+// pythonPackage lists a top-level package of a distribution as its
+// library: the package directory beside the manifest, or under src/ (the
+// src layout).
+func (eb *epBuilder) pythonPackage(f *model.File, manifestOf map[string]string) {
+	pkg := path.Dir(f.Path)
+	parent := path.Dir(pkg)
+	mf, ok := manifestOf[parent]
+	if !ok && path.Base(parent) == "src" {
+		mf, ok = manifestOf[path.Dir(parent)]
+	}
+	if !ok {
+		return
+	}
+	ev := model.Evidence{File: mf, Detail: fmt.Sprintf("top-level Python package %q of the distribution %s declares", path.Base(pkg), path.Base(mf))}
+	eb.add(f.Path, "library", confBarrel, ev)
+}
+
+// goRootPackages lists the package in a Go module's own directory as the
+// module's library (the package its import path names), by the file that
+// carries the package's name or documentation.
+func (eb *epBuilder) goRootPackages(goModules map[string]string, roots map[string][]*model.File) {
+	for _, dir := range sortedKeys(roots) {
+		files := roots[dir]
+		pick := files[0]
+		for _, f := range files {
+			b := strings.TrimSuffix(baseName(f.Path), ".go")
+			if (f.Package != "" && b == f.Package) || b == "doc" || b == path.Base(pathOrRoot(dir)) {
+				pick = f
+				break
+			}
+		}
+		eb.add(pick.Path, "library", confGoMain, model.Evidence{File: goModules[dir], Detail: "the module's root package: what its import path names"})
+	}
+}
+
+func pathOrRoot(dir string) string {
+	if dir == "." {
+		return ""
+	}
+	return dir
+}
+
+// buildScript gives a build script (build.rs, setup.py, Gradle build
+// logic) the type build, whatever else it shows: it runs when the project
+// is built, not when it is used.
+func (eb *epBuilder) buildScript(f *model.File, fo *FileObservation) {
+	line := fo.MainFunc
+	if line == 0 {
+		line = fo.PyMainGuard
+	}
+	why := "a build script: it runs when the project is built"
+	switch {
+	case baseName(f.Path) == "build.rs":
+		why = "Cargo's build script: it runs before the package is compiled"
+	case baseName(f.Path) == "setup.py":
+		why = "setuptools' build script: it runs when the distribution is built or installed"
+	case strings.Contains(f.Path, ".gradle") || strings.Contains(f.Path, "buildSrc/") || strings.Contains(f.Path, "build-logic/"):
+		why = "Gradle build logic: it runs when the build is configured"
+		if line == 0 {
+			return // a build file, not a program
+		}
+	}
+	eb.add(f.Path, "build", confCLIName, model.Evidence{File: f.Path, Line: line, Detail: why})
 }
 
 // readSource reads a file through src, nil when it cannot.

@@ -1,13 +1,31 @@
 // Package results holds what the repo toolset's tools return. The tools'
 // output schemas are reflected from these types, so they are the contract:
-// compact and full answers have the same shape (compact drops evidence and
-// cuts lists to a size budget, saying so in Truncated).
+// compact and full answers have the same shape and the same size bound
+// (compact drops evidence, full keeps it; both cut lists to fit, saying so
+// in Truncated, with counts and how to ask for the rest).
+//
+// A list tagged `shape:"core"` is what its answer is for: when an answer
+// must be cut, the other lists give way first.
 package results
 
 import (
 	"github.com/kontext-dev/kontext/internal/repo/analyze"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
+
+// Truncation says that a list (or a long text) of an answer was cut: a
+// tool's bound or the size bound of every answer. Field is the list's path
+// in the answer ("modules", or "modules[].usedBy" for the usedBy lists of
+// every module, counted together); Kept and Total count its items (a
+// text's characters) after and before the cut; Total is 0 where the cut
+// was made before anything could count the rest (a bound of the analysis
+// itself). Narrow says how to ask for what was left out.
+type Truncation struct {
+	Field  string `json:"field"`
+	Kept   int    `json:"kept"`
+	Total  int    `json:"total,omitempty"`
+	Narrow string `json:"narrow,omitempty"`
+}
 
 // ChangeImpact is what a change to a target would likely affect: the
 // analysis' answer (analyze.Impact), with Truncated naming the lists a
@@ -27,7 +45,7 @@ type ChangeImpact struct {
 	Tests                []analyze.ImpactFile `json:"tests"` // tests likely to exercise the change
 	Decisions            []analyze.ImpactRef  `json:"decisions"`
 	Conventions          []analyze.ImpactRef  `json:"conventions"`
-	Truncated            []string             `json:"truncated,omitempty"`
+	Truncated            []Truncation         `json:"truncated,omitempty"`
 }
 
 // RevisionDiff is what changed between two revisions (analyze.RevisionDiff).
@@ -38,7 +56,7 @@ type RevisionDiff struct {
 	Files         []analyze.ChangedFile   `json:"files"`
 	Modules       []analyze.ChangedModule `json:"modules"`
 	HasChanges    bool                    `json:"hasChanges"`
-	Truncated     []string                `json:"truncated,omitempty"`
+	Truncated     []Truncation            `json:"truncated,omitempty"`
 }
 
 // RevisionSnapshot is the tree of one revision, read without a checkout
@@ -54,7 +72,7 @@ type RevisionSnapshot struct {
 	Files         []string                 `json:"files"`
 	Languages     []analyze.LanguageCount  `json:"languages,omitempty"`
 	Modules       []analyze.SnapshotModule `json:"modules"`
-	Truncated     []string                 `json:"truncated,omitempty"`
+	Truncated     []Truncation             `json:"truncated,omitempty"`
 }
 
 // ModuleSummary is a module in a list: what it is and how it sits in the
@@ -83,15 +101,33 @@ type RepositoryContext struct {
 	Head          string             `json:"head,omitempty"`
 	Summary       model.Summary      `json:"summary"`
 	Workspaces    []model.Workspace  `json:"workspaces,omitempty"`
-	Modules       []ModuleSummary    `json:"modules"`
+	Modules       []ModuleSummary    `json:"modules" shape:"core"`
 	EntryPoints   []model.EntryPoint `json:"entryPoints"`
-	External      []model.External   `json:"externalDependencies"`
-	Conventions   []model.Convention `json:"conventions"`
-	Decisions     []model.Decision   `json:"decisions"`
-	Cycles        []model.Cycle      `json:"cycles"`
-	Violations    []model.Violation  `json:"layeringViolations"`
-	Git           *model.GitSummary  `json:"git,omitempty"`
-	Truncated     []string           `json:"truncated,omitempty"`
+	// External are the most used external dependencies, within a fifth
+	// of the answer; ExternalCounts counts them all.
+	External       []model.External   `json:"externalDependencies"`
+	ExternalCounts ExternalCounts     `json:"externalCounts"`
+	Conventions    []model.Convention `json:"conventions"`
+	Decisions      []model.Decision   `json:"decisions"`
+	Cycles         []model.Cycle      `json:"cycles"`
+	Violations     []model.Violation  `json:"layeringViolations"`
+	Git            *model.GitSummary  `json:"git,omitempty"`
+	Truncated      []Truncation       `json:"truncated,omitempty"`
+}
+
+// ExternalCounts counts a repository's external dependencies, listed or
+// not: all, the development ones, and by ecosystem (most first).
+type ExternalCounts struct {
+	Total       int              `json:"total"`
+	Development int              `json:"development"`
+	Ecosystems  []EcosystemCount `json:"ecosystems"`
+}
+
+// EcosystemCount is how many external dependencies come from one
+// ecosystem (go, npm, cargo, pypi, maven, …).
+type EcosystemCount struct {
+	Ecosystem string `json:"ecosystem"`
+	Count     int    `json:"count"`
 }
 
 // TaskContext is what an agent needs to start a task.
@@ -99,13 +135,13 @@ type TaskContext struct {
 	SchemaVersion int                    `json:"schemaVersion"`
 	Task          string                 `json:"task"`
 	Target        string                 `json:"target,omitempty"`
-	Modules       []ModuleSummary        `json:"modules"`
-	Files         []RankedFile           `json:"files"`
+	Modules       []ModuleSummary        `json:"modules" shape:"core"`
+	Files         []RankedFile           `json:"files" shape:"core"`
 	EntryPoints   []model.EntryPoint     `json:"entryPoints"`
 	Conventions   []model.Convention     `json:"conventions"`
 	Decisions     []model.Decision       `json:"decisions"`
 	RecentChanges []analyze.HistoryEntry `json:"recentChanges"`
-	Truncated     []string               `json:"truncated,omitempty"`
+	Truncated     []Truncation           `json:"truncated,omitempty"`
 }
 
 // RankedFile is a file worth reading for a task, and why.
@@ -129,7 +165,7 @@ type ModuleExplanation struct {
 	Conventions   []model.Convention     `json:"conventions"`
 	Decisions     []model.Decision       `json:"decisions"`
 	History       []analyze.HistoryEntry `json:"history"`
-	Truncated     []string               `json:"truncated,omitempty"`
+	Truncated     []Truncation           `json:"truncated,omitempty"`
 }
 
 // FileSummary is a file without its imports.
@@ -155,7 +191,7 @@ type Dependencies struct {
 	Module        string             `json:"module,omitempty"`
 	Internal      []model.Dependency `json:"internal"`
 	External      []model.External   `json:"external"`
-	Truncated     []string           `json:"truncated,omitempty"`
+	Truncated     []Truncation       `json:"truncated,omitempty"`
 }
 
 // Dependents is what depends on a module.
@@ -164,7 +200,7 @@ type Dependents struct {
 	Module        string             `json:"module"`
 	Direct        []model.Dependency `json:"direct"`
 	Transitive    []string           `json:"transitive"`
-	Truncated     []string           `json:"truncated,omitempty"`
+	Truncated     []Truncation       `json:"truncated,omitempty"`
 }
 
 // SearchResults are ranked matches.
@@ -172,7 +208,7 @@ type SearchResults struct {
 	SchemaVersion int            `json:"schemaVersion"`
 	Query         string         `json:"query"`
 	Results       []SearchResult `json:"results"`
-	Truncated     []string       `json:"truncated,omitempty"`
+	Truncated     []Truncation   `json:"truncated,omitempty"`
 }
 
 // SearchResult is one match and why it matched.
@@ -193,18 +229,18 @@ type ModuleHistory struct {
 	Module        string                 `json:"module,omitempty"`
 	Signals       *model.ModuleGit       `json:"signals,omitempty"`
 	Commits       []analyze.HistoryEntry `json:"commits"`
-	Truncated     []string               `json:"truncated,omitempty"`
+	Truncated     []Truncation           `json:"truncated,omitempty"`
 }
 
 // Architecture is the module graph with roles, cycles and violations.
 type Architecture struct {
 	SchemaVersion int                `json:"schemaVersion"`
 	Module        string             `json:"module,omitempty"`
-	Modules       []ArchModule       `json:"modules"`
+	Modules       []ArchModule       `json:"modules" shape:"core"`
 	Edges         []model.Dependency `json:"edges"`
 	Cycles        []model.Cycle      `json:"cycles"`
 	Violations    []model.Violation  `json:"layeringViolations"`
-	Truncated     []string           `json:"truncated,omitempty"`
+	Truncated     []Truncation       `json:"truncated,omitempty"`
 }
 
 // ArchModule is a module as the architecture sees it.
@@ -221,7 +257,7 @@ type Conventions struct {
 	SchemaVersion int                `json:"schemaVersion"`
 	Category      string             `json:"category,omitempty"`
 	Conventions   []model.Convention `json:"conventions"`
-	Truncated     []string           `json:"truncated,omitempty"`
+	Truncated     []Truncation       `json:"truncated,omitempty"`
 }
 
 // Decisions lists decisions, explicit first.
@@ -229,5 +265,5 @@ type Decisions struct {
 	SchemaVersion int              `json:"schemaVersion"`
 	Origin        string           `json:"origin,omitempty"`
 	Decisions     []model.Decision `json:"decisions"`
-	Truncated     []string         `json:"truncated,omitempty"`
+	Truncated     []Truncation     `json:"truncated,omitempty"`
 }

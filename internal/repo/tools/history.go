@@ -53,12 +53,12 @@ func (h *Handlers) GetModuleHistory(ctx context.Context, in *spec.GetModuleHisto
 	}
 	res.Commits = commits
 	if truncated {
-		addTruncated(&res.Truncated, "commits")
+		addTruncated(&res.Truncated, "commits", len(res.Commits), narrowHistory)
 	}
 	if snap.History.Truncated {
-		addTruncated(&res.Truncated, "history")
+		addTruncated(&res.Truncated, "history", len(snap.History.Commits), narrowHistoryWindow)
 	}
-	return shape(res, full(in.Detail)), nil
+	return shape(res, full(in.Detail), narrowHistory), nil
 }
 
 // revisionRange reads "A..B" as base A and revision B, the way git writes
@@ -102,9 +102,9 @@ func (h *Handlers) GetRevisionDiff(ctx context.Context, in *spec.GetRevisionDiff
 		Files: diff.Files, Modules: diff.Modules, HasChanges: diff.HasChanges,
 	}
 	if diff.Truncated {
-		addTruncated(&res.Truncated, "files")
+		addTruncated(&res.Truncated, "files", len(res.Files), narrowRevisionDiff)
 	}
-	return shape(res, full(in.Detail)), nil
+	return shape(res, full(in.Detail), narrowRevisionDiff), nil
 }
 
 func (h *Handlers) GetRevisionSnapshot(ctx context.Context, in *spec.GetRevisionSnapshotInput) (*results.RevisionSnapshot, error) {
@@ -124,9 +124,9 @@ func (h *Handlers) GetRevisionSnapshot(ctx context.Context, in *spec.GetRevision
 		Subject: s.Subject, FileCount: s.FileCount, Files: s.Files, Languages: s.Languages, Modules: s.Modules,
 	}
 	if s.Truncated {
-		addTruncated(&res.Truncated, "files")
+		note(&res.Truncated, results.Truncation{Field: "files", Kept: len(res.Files), Total: s.FileCount, Narrow: narrowRevisionSnapshot})
 	}
-	return shape(res, full(in.Detail)), nil
+	return shape(res, full(in.Detail), narrowRevisionSnapshot), nil
 }
 
 // revisionError keeps git's word on a bad revision and adds what to do.
@@ -160,7 +160,7 @@ func (h *Handlers) GetChangeImpact(ctx context.Context, in *spec.GetChangeImpact
 		Files: imp.Files, Tests: imp.Tests, Decisions: imp.Decisions, Conventions: imp.Conventions,
 	}
 	for _, l := range imp.Cut {
-		addTruncated(&res.Truncated, l)
+		addTruncated(&res.Truncated, l, 0, narrowImpact)
 	}
-	return shape(res, full(in.Detail)), nil
+	return shape(res, full(in.Detail), narrowImpact), nil
 }

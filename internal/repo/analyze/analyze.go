@@ -67,10 +67,9 @@ const (
 	DefaultMaxFileBytes = 1 << 20
 )
 
+// withDefaults fills in the zero values but Now, whose zero means HEAD's
+// commit date (ReadHistory).
 func (o Options) withDefaults() Options {
-	if o.Now.IsZero() {
-		o.Now = time.Now()
-	}
 	if o.WindowDays <= 0 {
 		o.WindowDays = DefaultWindowDays
 	}

@@ -444,6 +444,15 @@ func (eb *epBuilder) files(obs *Observations) {
 			eb.add(f.Path, "test", confTestFile, model.Evidence{File: f.Path, Detail: "test file"})
 			continue
 		}
+		if isBuildScript(f.Path) && !f.Vendored && !f.Generated && built(f) {
+			// Whatever it shows (and setup.py may be read as configuration).
+			fo := obs.File(f.Path)
+			if fo == nil {
+				fo = &FileObservation{}
+			}
+			eb.buildScript(f, fo)
+			continue
+		}
 		if !observable(f) {
 			continue
 		}
@@ -458,10 +467,9 @@ func (eb *epBuilder) files(obs *Observations) {
 			sig[h.Signal] = h
 		}
 		periphery := PeripheryOf(f.Path)
-		build := isBuildScript(f.Path)
 		// Test helpers and mocks register routes and start workers for
 		// the tests that use them: they are not how the program runs.
-		if periphery != TestSupport && !build {
+		if periphery != TestSupport {
 			if h, ok := sig[sigHTTPRoute]; ok {
 				eb.add(f.Path, "http-routes", confHTTPRoutes, model.Evidence{File: f.Path, Line: h.Line, Detail: h.Detail})
 			}
@@ -470,10 +478,6 @@ func (eb *epBuilder) files(obs *Observations) {
 			} else if h, ok := sig[sigSchedule]; ok && (fam == famJS || fam == famPython) {
 				eb.add(f.Path, "worker", confWorkerEntry, model.Evidence{File: f.Path, Line: h.Line, Detail: h.Detail})
 			}
-		}
-		if build {
-			eb.buildScript(f, fo)
-			continue
 		}
 
 		switch fam {

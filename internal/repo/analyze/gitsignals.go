@@ -56,7 +56,7 @@ func ReadHistory(ctx context.Context, repo *git.Repo, opts Options) (*History, e
 		}
 	}
 	if anchor.IsZero() {
-		anchor = opts.Now
+		anchor = time.Now() // no commits: an empty window
 	}
 	h := &History{Head: head, Now: anchor, WindowDays: opts.WindowDays, RecentDays: opts.RecentDays}
 	if head == "" {

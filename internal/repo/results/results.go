@@ -5,7 +5,8 @@
 // in Truncated, with counts and how to ask for the rest).
 //
 // A list tagged `shape:"core"` is what its answer is for: when an answer
-// must be cut, the other lists give way first.
+// must be cut, the other lists give way first. A list tagged
+// `shape:"head"` keeps at least its first item (a module's top role).
 package results
 
 import (
@@ -84,7 +85,7 @@ type ModuleSummary struct {
 	Language    string           `json:"language,omitempty"`
 	Description string           `json:"description,omitempty"`
 	Files       int              `json:"files"`
-	Roles       []model.Role     `json:"roles"`
+	Roles       []model.Role     `json:"roles" shape:"head"`
 	EntryPoints []string         `json:"entryPoints,omitempty"`
 	DependsOn   []string         `json:"dependsOn"`
 	UsedBy      []string         `json:"usedBy"`
@@ -248,7 +249,7 @@ type ArchModule struct {
 	ID    string       `json:"id"`
 	Name  string       `json:"name"`
 	Layer string       `json:"layer,omitempty"` // the top role
-	Roles []model.Role `json:"roles"`
+	Roles []model.Role `json:"roles" shape:"head"`
 	Files int          `json:"files"`
 }
 

@@ -3,7 +3,7 @@ package tools
 // How to ask for what an answer left out: every cut an answer reports
 // (results.Truncation) says it, with the parameters the tool has.
 const (
-	narrowRepositoryContext  = "call explain_module or get_architecture with module for one module, get_dependencies for the external dependencies"
+	narrowRepositoryContext  = "call explain_module or get_architecture with module"
 	narrowExternal           = "call get_dependencies (with module for one module's)"
 	narrowAnalysis           = "a bound of the analysis itself: the engine reads at most its configured number of files"
 	narrowArchitecture       = "pass module for one module's neighbourhood"

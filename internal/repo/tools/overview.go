@@ -12,6 +12,7 @@ import (
 	"github.com/kontext-dev/kontext/internal/repo/analyze"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 	"github.com/kontext-dev/kontext/internal/repo/results"
+	"github.com/kontext-dev/kontext/internal/textclip"
 )
 
 // maxViolations bounds the layering violations of the repository context,
@@ -122,9 +123,17 @@ func externalCounts(ext []model.External) results.ExternalCounts {
 	return c
 }
 
+// summaryDescription bounds a module's description in a list of modules:
+// its first sentence, or its head; explain_module has the whole of it.
+const summaryDescription = 120
+
 func moduleSummary(m *model.Module) results.ModuleSummary {
+	desc := m.Description
+	if i := strings.Index(desc, ". "); i > 0 && i < summaryDescription {
+		desc = desc[:i+1]
+	}
 	return results.ModuleSummary{
-		ID: m.ID, Name: m.Name, Basis: string(m.Basis), Language: m.Language, Description: m.Description,
+		ID: m.ID, Name: m.Name, Basis: string(m.Basis), Language: m.Language, Description: textclip.Ellipsis(desc, summaryDescription),
 		Files: m.Files, Roles: m.Roles, EntryPoints: m.EntryPoints, DependsOn: m.DependsOn, UsedBy: m.UsedBy, Git: m.Git,
 	}
 }

@@ -145,6 +145,7 @@ type group struct {
 	path   string
 	lists  []reflect.Value
 	size   int // their JSON, without the lists nested in their elements
+	whole  int // their JSON, nested lists included: what cutting removes
 	items  int
 	maxLen int
 	core   bool // tagged shape:"core": what the answer is for
@@ -153,7 +154,7 @@ type group struct {
 
 // coreWeight is how much of a core list's size counts when choosing what
 // to cut: the other lists of an answer give way first.
-const coreWeight = 0.2
+const coreWeight = 0.1
 
 func (g *group) weight() float64 {
 	if g.core {
@@ -183,15 +184,24 @@ func fit(v reflect.Value, budget int, full bool, narrow string) {
 		groups := map[string]*group{}
 		var order []string
 		var long []longString
-		collect(v, "", true, false, groups, &order, &long)
+		collect(v, "", true, "", groups, &order, &long)
 		var best *group
+		next := 0.0 // the weight of the heaviest group after best
 		for _, p := range order {
 			g := groups[p]
 			if full && carriesEvidence(g.lists[0].Type()) {
-				g.floor = 1
+				g.floor = max(g.floor, 1)
 			}
-			if g.maxLen > g.floor && (best == nil || g.weight() > best.weight()) {
+			if g.maxLen <= g.floor {
+				continue
+			}
+			if best == nil || g.weight() > best.weight() {
+				if best != nil {
+					next = max(next, best.weight())
+				}
 				best = g
+			} else {
+				next = max(next, g.weight())
 			}
 		}
 		var str *longString
@@ -199,6 +209,9 @@ func fit(v reflect.Value, budget int, full bool, narrow string) {
 			if str == nil || long[i].size > str.size {
 				str = &long[i]
 			}
+		}
+		if str != nil && best != nil && float64(str.size) <= best.weight() {
+			next = max(next, float64(str.size))
 		}
 		switch {
 		case str != nil && (best == nil || float64(str.size) > best.weight()):
@@ -210,13 +223,7 @@ func fit(v reflect.Value, budget int, full bool, narrow string) {
 			str.v.SetString(s[:cut] + "…")
 			noteTruncated(v, str.path, before)
 		case best != nil:
-			keep := keepFor(best, excess)
-			if best.size > budget {
-				// Far over: cut to about half the budget at once instead of
-				// halving round after round, each round a marshal of it all.
-				keep = min(keep, int(float64(best.maxLen)*float64(budget)/float64(2*best.size)))
-			}
-			keep = max(keep, best.floor)
+			keep := max(keepFor(best, excess, next), best.floor)
 			for _, l := range best.lists {
 				if l.Len() > keep {
 					l.Set(l.Slice(0, keep))
@@ -258,24 +265,47 @@ func carriesEvidence(t reflect.Type) bool {
 }
 
 // keepFor is the length to cut a group's lists to: the longest that
-// removes excess bytes by the group's average item size, and at least half
-// the longest list (the next round cuts again if that was not enough).
-func keepFor(g *group, excess int) int {
-	half := g.maxLen / 2
+// removes excess bytes at the group's average item size. A round cuts a
+// group by at most half, so that big lists shrink first and lists of
+// similar size end up cut alike, except down to the next heaviest group
+// (next, a weight) when the group outweighs it by more: a list that alone
+// makes an answer too big is cut at once to what fits, not halved round
+// after round (each round is a marshal of the whole answer).
+func keepFor(g *group, excess int, next float64) int {
 	if g.items == 0 {
-		return half
+		return g.maxLen / 2
 	}
-	perItem := float64(g.size) / float64(g.items)
-	for keep := g.maxLen - 1; keep > half; keep-- {
+	lower := float64(g.size) / 2
+	if w := g.weight(); next < w/2 {
+		lower = float64(g.size) * next / w
+	}
+	// A tenth more than the estimate asks: items differ in size, and a
+	// round that falls short by a few bytes costs a whole round more.
+	need := max(1.1*float64(excess)+64, 0)
+	if float64(g.size)-need < lower {
+		need = float64(g.size) - lower
+	}
+	// An item removed takes the lists nested in it along.
+	perItem := float64(g.whole) / float64(g.items)
+	removedAt := func(keep int) int {
 		removed := 0
 		for _, l := range g.lists {
 			removed += max(l.Len()-keep, 0)
 		}
-		if float64(removed)*perItem >= float64(excess) {
-			return keep
+		return removed
+	}
+	// The longest keep that removes enough: removedAt grows as keep
+	// shrinks, so a binary search finds it.
+	lo, hi := 0, g.maxLen-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if float64(removedAt(mid))*perItem >= need {
+			lo = mid
+		} else {
+			hi = mid - 1
 		}
 	}
-	return half
+	return lo
 }
 
 // minClip is the JSON size below which a string is never clipped: ids,
@@ -290,17 +320,18 @@ type longString struct {
 }
 
 // collect gathers the lists under v by path, and the long strings. top is
-// set for the result itself, whose Truncated list is never cut; core for
-// a value under a field tagged shape:"core". A group's size is its lists'
+// set for the result itself, whose Truncated list is never cut; tag is the
+// shape tag of the field v is: "core" (weighs less) or "head" (never cut
+// below its first item). A group's size is its lists'
 // own JSON without the lists nested in their elements (those are groups of
 // their own), so that a list of modules competes with the modules' usedBy
 // lists instead of always outweighing them. It returns the JSON size of
 // the lists directly under v.
-func collect(v reflect.Value, path string, top, core bool, groups map[string]*group, order *[]string, long *[]longString) int {
+func collect(v reflect.Value, path string, top bool, tag string, groups map[string]*group, order *[]string, long *[]longString) int {
 	switch v.Kind() {
 	case reflect.Pointer:
 		if !v.IsNil() {
-			return collect(v.Elem(), path, false, core, groups, order, long)
+			return collect(v.Elem(), path, false, tag, groups, order, long)
 		}
 	case reflect.Struct:
 		t := v.Type()
@@ -321,7 +352,7 @@ func collect(v reflect.Value, path string, top, core bool, groups map[string]*gr
 			if path != "" {
 				p = path + "." + name
 			}
-			nested += collect(v.Field(i), p, false, f.Tag.Get("shape") == "core", groups, order, long)
+			nested += collect(v.Field(i), p, false, f.Tag.Get("shape"), groups, order, long)
 		}
 		return nested
 	case reflect.Slice:
@@ -330,17 +361,21 @@ func collect(v reflect.Value, path string, top, core bool, groups map[string]*gr
 		}
 		g := groups[path]
 		if g == nil {
-			g = &group{path: path, core: core}
+			g = &group{path: path, core: tag == "core"}
+			if tag == "head" {
+				g.floor = 1
+			}
 			groups[path] = g
 			*order = append(*order, path)
 		}
 		b, _ := json.Marshal(v.Interface())
 		inner := 0
 		for i := 0; i < v.Len(); i++ {
-			inner += collect(v.Index(i), path+"[]", false, false, groups, order, long)
+			inner += collect(v.Index(i), path+"[]", false, "", groups, order, long)
 		}
 		g.lists = append(g.lists, v)
 		g.size += max(len(b)-inner, 0)
+		g.whole += len(b)
 		g.items += v.Len()
 		g.maxLen = max(g.maxLen, v.Len())
 		return len(b)

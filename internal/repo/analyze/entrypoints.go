@@ -497,7 +497,8 @@ func (eb *epBuilder) files(obs *Observations) {
 			}
 			continue
 		case famRust:
-			if fo.MainFunc > 0 && !strings.HasSuffix(f.Path, "src/main.rs") && !strings.Contains(f.Path, "/src/bin/") {
+			_, declared := eb.byKey[f.Path+"\x00package-bin"] // a Cargo target already
+			if fo.MainFunc > 0 && !declared && !strings.HasSuffix(f.Path, "src/main.rs") && !strings.Contains(f.Path, "/src/bin/") {
 				typ := "application"
 				if _, lib := sig[sigCLIFramework]; lib {
 					typ = "cli"

@@ -72,7 +72,10 @@ def orders():
 		"svc/tool.py": "'''if __name__ == \"__main__\": in a docstring'''\nimport sys\n\n\nif __name__ == \"__main__\":\n    sys.exit(0)\n",
 		// Rust: fn main in a string, a raw string and a doc comment; the
 		// real main follows an attribute and a blank line.
-		"Cargo.toml":       "[package]\nname = \"tool\"\nversion = \"0.1.0\"\n",
+		"Cargo.toml":          "[package]\nname = \"tool\"\nversion = \"0.1.0\"\n\n[[bin]]\nname = \"tool\"\npath = \"crates/core/main.rs\"\n",
+		"crates/core/main.rs": "use tool::run;\n\nfn main() {\n    run();\n}\n",
+		// A Rust string spans lines: the code in it is no code.
+		"src/glue.rs":      "#[test]\nfn t() {\n    const CODE: &str = \"\\\nuse std::io;\n\nfn main() {\n}\n\";\n    check(CODE);\n}\n",
 		"src/lib.rs":       "/// ```\n/// fn main() { tool::run() }\n/// ```\npub fn run() {}\n\npub const USAGE: &str = \"fn main() {}\";\npub const RAW: &str = r#\"\nfn main() {}\n\"#;\n",
 		"src/gen.rs":       "pub fn template() -> &'static str {\n    \"fn main() { println!(\\\"hi\\\") }\"\n}\n",
 		"examples/demo.rs": "use tool::run;\n\n#[allow(unused)]\n\nfn main() {\n    run();\n}\n",
@@ -98,7 +101,10 @@ def orders():
 	if ep := findEntry(g, "svc/tool.py", "application"); ep == nil || ep.Evidence[0].Line != 5 {
 		t.Errorf("the __main__ guard on line 5: %s", dumpJSON(ep))
 	}
-	for _, p := range []string{"src/lib.rs", "src/gen.rs"} {
+	if typs := entryTypes(g, "crates/core/main.rs"); len(typs) != 1 || typs[0] != "package-bin" {
+		t.Errorf("the [[bin]] target is the package's binary, once: %v", typs)
+	}
+	for _, p := range []string{"src/lib.rs", "src/gen.rs", "src/glue.rs"} {
 		for _, typ := range entryTypes(g, p) {
 			if typ != "library" {
 				t.Errorf("%s: fn main in a string or comment made a %s entry", p, typ)

@@ -13,6 +13,8 @@ func TestCodeLines(t *testing.T) {
 	}{
 		{"src/main.rs", "const HELP: &str = \"fn main() {}\";\nconst RAW: &str = r#\"\nfn main() {}\n\"#;\n/* fn main() */\n\n#[tokio::main]\nasync fn main() {\n}\n",
 			map[int]string{1: `const HELP:&str="";`, 8: "async fn main(){"}, []string{"fn main() {}"}},
+		{"crates/x/src/glue.rs", "const CODE: &str = \"\\\nuse std::io;\n\nfn main() {\n}\n\";\nfn real() {}\n",
+			map[int]string{1: `const CODE:&str=""`, 6: ";", 7: "fn real(){}"}, []string{"fn main(", "use std"}},
 		{"cmd/x/main.go", "package main\n\n// func main() in a comment\nvar s = `\nfunc main() {}\n`\n\nfunc main() {\n\thttp.HandleFunc(\"/users\", h)\n}\n",
 			map[int]string{1: "package main", 8: "func main(){", 9: `http.HandleFunc("/",h)`}, []string{"comment", "func main(){}"}},
 		{"app/views.py", "\"\"\"Routes.\n\n    @app.route(\"/old\")\n\"\"\"\n\n@app.route(\"/new\",\n           methods=[\"GET\"])\ndef new():\n    pass\n\nif __name__ == \"__main__\":\n    app.run()\n",

@@ -25,7 +25,12 @@ func EntryPoints(g *model.Graph, obs *Observations, src Source) {
 }
 
 func entryPoints(g *model.Graph, ix *index, obs *Observations, src Source) {
-	eb := &epBuilder{ix: ix, byKey: map[string]*model.EntryPoint{}}
+	eb := &epBuilder{ix: ix, byKey: map[string]*model.EntryPoint{}, pythonPackages: map[string]bool{}}
+	for i := range g.Files {
+		if baseName(g.Files[i].Path) == "__init__.py" {
+			eb.pythonPackages[path.Dir(g.Files[i].Path)] = true
+		}
+	}
 
 	for i := range g.Manifests {
 		mf := &g.Manifests[i]
@@ -76,6 +81,8 @@ func entryPoints(g *model.Graph, ix *index, obs *Observations, src Source) {
 type epBuilder struct {
 	ix    *index
 	byKey map[string]*model.EntryPoint
+	// pythonPackages are the directories that hold an __init__.py.
+	pythonPackages map[string]bool
 }
 
 // add keeps one entry per (path, type): the most confident, with the
@@ -526,6 +533,16 @@ func (eb *epBuilder) files(obs *Observations) {
 			}
 		}
 
+		// A module of a Python package runs as a command only through
+		// what the checks above found (a console script, __main__.py, a
+		// __main__ guard): that it imports click or argparse makes it a
+		// library's command-line support (flask/app.py), not a program.
+		if fam == famPython && !fo.Shebang && eb.pythonPackages[path.Dir(f.Path)] {
+			if baseName(f.Path) == "__init__.py" && periphery != TestSupport {
+				eb.pythonPackage(f, manifestOf)
+			}
+			continue
+		}
 		// Script languages: a file is runnable on its own, so names count.
 		if h, lib := sig[sigCLIFramework]; lib || reCLIStem.MatchString(s) || fo.Shebang {
 			c, ev := confCLIName, model.Evidence{File: f.Path, Detail: fmt.Sprintf("file name follows command-line conventions (%q)", baseName(f.Path))}

@@ -198,6 +198,8 @@ func TestEntryPointsExistAndLibrariesAreListed(t *testing.T) {
 		"python/pyproject.toml":        "[project]\nname = \"mypkg\"\n",
 		"python/src/mypkg/__init__.py": "\"\"\"My package.\"\"\"\n",
 		"python/src/mypkg/core.py":     "def f():\n    pass\n",
+		"python/src/mypkg/app.py":      "import click\n\n\nclass App:\n    cli = click.Group()\n",
+		"python/tools/release.py":      "import argparse\n\nparser = argparse.ArgumentParser()\n",
 		"python/tests/__init__.py":     "",
 		"python/tests/test_core.py":    "def test_f():\n    pass\n",
 		"rust/Cargo.toml":              "[package]\nname = \"rlib\"\nversion = \"0.1.0\"\n\n[lib]\npath = \"lib/root.rs\"\n\n[[bin]]\nname = \"gone\"\npath = \"src/gone.rs\"\n",
@@ -227,6 +229,14 @@ func TestEntryPointsExistAndLibrariesAreListed(t *testing.T) {
 	}
 	if findEntry(g, "python/tests/__init__.py", "library") != nil {
 		t.Errorf("a test package is no library")
+	}
+	// A package's module that imports click is the library's command-line
+	// support, not a command (flask/app.py); a script beside it is one.
+	if typs := entryTypes(g, "python/src/mypkg/app.py"); len(typs) != 0 {
+		t.Errorf("a package module importing click: %v", typs)
+	}
+	if findEntry(g, "python/tools/release.py", "cli") == nil {
+		t.Errorf("a script using argparse is a command: %v", entryTypes(g, "python/tools/release.py"))
 	}
 	if typs := entryTypes(g, "go/internal/x/x.go"); len(typs) != 0 {
 		t.Errorf("only the module's root package is its library: %v", typs)

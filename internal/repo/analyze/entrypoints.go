@@ -523,6 +523,9 @@ func (eb *epBuilder) files(obs *Observations) {
 				eb.add(f.Path, "cli", confPyMain, model.Evidence{File: f.Path, Detail: "__main__.py makes the package runnable with python -m"})
 				continue
 			}
+			if _, declared := eb.byKey[f.Path+"\x00package-bin"]; declared {
+				continue // a console script's module already
+			}
 			if fo.PyMainGuard > 0 {
 				typ := "application"
 				if _, lib := sig[sigCLIFramework]; lib {
@@ -537,7 +540,7 @@ func (eb *epBuilder) files(obs *Observations) {
 		// what the checks above found (a console script, __main__.py, a
 		// __main__ guard): that it imports click or argparse makes it a
 		// library's command-line support (flask/app.py), not a program.
-		if fam == famPython && !fo.Shebang && eb.pythonPackages[path.Dir(f.Path)] {
+		if fam == famPython && !fo.Shebang && eb.inPythonPackage(f.Path) {
 			if baseName(f.Path) == "__init__.py" && periphery != TestSupport {
 				eb.pythonPackage(f, manifestOf)
 			}
@@ -583,6 +586,18 @@ func (eb *epBuilder) files(obs *Observations) {
 	eb.goRootPackages(goModules, goRoots)
 }
 
+// inPythonPackage reports a Python file inside a package: a directory
+// with an __init__.py, or one below such a directory (an implicit
+// namespace package inside a regular one, flask/sansio).
+func (eb *epBuilder) inPythonPackage(p string) bool {
+	for d := path.Dir(p); d != "." && d != "/" && d != ""; d = path.Dir(d) {
+		if eb.pythonPackages[d] {
+			return true
+		}
+	}
+	return false
+}
+
 // pythonPackage lists a top-level package of a distribution as its
 // library: the package directory beside the manifest, or under src/ (the
 // src layout).
@@ -597,7 +612,14 @@ func (eb *epBuilder) pythonPackage(f *model.File, manifestOf map[string]string) 
 		return
 	}
 	ev := model.Evidence{File: mf, Detail: fmt.Sprintf("top-level Python package %q of the distribution %s declares", path.Base(pkg), path.Base(mf))}
-	eb.add(f.Path, "library", confBarrel, ev)
+	c := confBarrel
+	for _, m := range eb.ix.g.Manifests {
+		if m.Path == mf && m.Name != "" && normalizePyName(m.Name) == normalizePyName(path.Base(pkg)) {
+			c = confPyMain // the package the distribution is named after
+			ev.Detail += ", named after it"
+		}
+	}
+	eb.add(f.Path, "library", c, ev)
 }
 
 // goRootPackages lists the package in a Go module's own directory as the

@@ -76,7 +76,16 @@ func isTestName(seg string) bool {
 	case "latest", "contest", "protest", "attest", "detest", "greatest", "fastest", "smallest", "largest", "shortest", "longest", "testament":
 		return false
 	}
-	return len(seg) > 4 && (strings.HasPrefix(seg, "test") || strings.HasSuffix(seg, "test") || strings.HasSuffix(seg, "tests"))
+	if len(seg) > 4 && (strings.HasPrefix(seg, "test") || strings.HasSuffix(seg, "test") || strings.HasSuffix(seg, "tests")) {
+		return true
+	}
+	// okhttp-testing-support, test_helpers, integration-test
+	for _, part := range strings.FieldsFunc(seg, func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
+		if part != seg && (part == "test" || part == "tests" || part == "testing" || peripheryDirs[part] == TestSupport && part != "spec") {
+			return true
+		}
+	}
+	return false
 }
 
 // peripheryFile classifies a file by its name alone.

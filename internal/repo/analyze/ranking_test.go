@@ -135,3 +135,37 @@ func TestRankEntryPoints(t *testing.T) {
 		t.Errorf("tests come last: %v", order)
 	}
 }
+
+func TestPeripheryOf(t *testing.T) {
+	for p, want := range map[string]Periphery{
+		"cmd/engine/main.go":                          Core,
+		"internal/server":                             Core,
+		"src/latest/x.go":                             Core,
+		"testing":                                     TestSupport,
+		"net/http/httptest":                           TestSupport,
+		"promql/promqltest":                           TestSupport,
+		"okhttp-testing-support/src/main/kotlin":      TestSupport,
+		"okhttp/src/jvmTest/kotlin/okhttp3/X.kt":      TestSupport,
+		"api/testing.go":                              TestSupport,
+		"api/client_mock.go":                          TestSupport,
+		"web/src/__mocks__/server.ts":                 TestSupport,
+		"tests/conftest.py":                           TestSupport,
+		"examples/simple/main.go":                     Example,
+		"_examples/x":                                 Example,
+		"samples/guide/src/main/java/GetExample.java": Example,
+		"docs/examples/x":                             Docs,
+		"documentation/examples/remote_storage":       Docs,
+		"fuzz/fuzz_targets/fuzz_glob.rs":              Fuzz,
+		"util/fuzzing/corpus_gen/main.go":             Fuzz,
+		"benches/search.rs":                           Benchmark,
+		"build.rs":                                    Tooling,
+		"buildSrc/src/main/kotlin/Gen.kt":             Tooling,
+		"scripts/release.py":                          Tooling,
+		"internal/tools":                              Tooling,
+		".github/workflows/ci.yml":                    Tooling,
+	} {
+		if got := PeripheryOf(p); got != want {
+			t.Errorf("PeripheryOf(%q) = %q, want %q", p, got, want)
+		}
+	}
+}

@@ -565,7 +565,7 @@ func (eb *epBuilder) files(obs *Observations) {
 		_, atManifest := manifestOf[dir]
 		_, atSrc := manifestOf[path.Dir(dir)]
 		atRoot := atManifest || (path.Base(dir) == "src" && atSrc)
-		if atRoot && reApplicationStem.MatchString(s) {
+		if atRoot && reApplicationStem.MatchString(s) && !eb.declaredByManifest(f.Path) {
 			typ, c := "application", confAppName
 			if strings.EqualFold(s, "index") {
 				c = confIndex
@@ -576,7 +576,7 @@ func (eb *epBuilder) files(obs *Observations) {
 			eb.add(f.Path, typ, c, model.Evidence{File: f.Path, Detail: fmt.Sprintf("entry file name at the package's source root (%q)", baseName(f.Path))})
 			continue
 		}
-		if fam == famJS && strings.EqualFold(s, "index") && f.Module != "" && f.Module != f.Path {
+		if fam == famJS && strings.EqualFold(s, "index") && f.Module != "" && f.Module != f.Path && !eb.declaredByManifest(f.Path) {
 			eb.add(f.Path, "library", confBarrel, model.Evidence{File: f.Path, Detail: "module index file: the module's public surface"})
 		}
 		if fam == famPython && baseName(f.Path) == "__init__.py" && periphery != TestSupport {
@@ -584,6 +584,17 @@ func (eb *epBuilder) files(obs *Observations) {
 		}
 	}
 	eb.goRootPackages(goModules, goRoots)
+}
+
+// declaredByManifest reports a file a manifest already names as the
+// package's main, export or binary: its word wins over the file's name.
+func (eb *epBuilder) declaredByManifest(p string) bool {
+	for _, typ := range []string{"package-main", "package-export", "package-bin"} {
+		if _, ok := eb.byKey[p+"\x00"+typ]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // inPythonPackage reports a Python file inside a package: a directory

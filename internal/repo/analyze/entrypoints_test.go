@@ -187,7 +187,8 @@ func TestEntryPointsExistAndLibrariesAreListed(t *testing.T) {
 	f.write(map[string]string{
 		"package.json":                 `{"name":"mono","private":true,"workspaces":["packages/*"]}`,
 		"packages/core/package.json":   `{"name":"@mono/core","main":"./dist/index.js","bin":{"core":"./dist/bin.js"},"exports":{".":{"types":"./build/modern/index.d.ts","import":"./build/modern/index.js","require":"./build/legacy/index.cjs"}}}`,
-		"packages/core/src/index.ts":   "export const core = 1;\n",
+		"packages/core/src/index.ts":   "export * from './core';\n",
+		"packages/core/src/core.ts":    "export const core = 1;\n",
 		"packages/ghost/package.json":  `{"name":"@mono/ghost","main":"dist/ghost.js","bin":"dist/cli.js"}`,
 		"packages/ghost/src/other.ts":  "export const other = 1;\n",
 		"go/go.mod":                    "module example.com/lib\n\ngo 1.22\n",
@@ -227,6 +228,11 @@ func TestEntryPointsExistAndLibrariesAreListed(t *testing.T) {
 		if findEntry(g, w.path, w.typ) == nil {
 			t.Errorf("%s %s missing: %v", w.path, w.typ, entryTypes(g, w.path))
 		}
+	}
+	// The manifest's word wins over the file's name: the index it
+	// declares is no application for being called index.
+	if typs := entryTypes(g, "packages/core/src/index.ts"); len(typs) != 2 {
+		t.Errorf("packages/core/src/index.ts: %v, want package-main and package-export", typs)
 	}
 	if findEntry(g, "python/tests/__init__.py", "library") != nil {
 		t.Errorf("a test package is no library")

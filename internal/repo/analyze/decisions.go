@@ -612,6 +612,12 @@ func rootProject(g *model.Graph, ix *index) func(string) bool {
 
 var reNonAlnum = lazyregexp.New(`[^A-Z0-9]+`)
 
+// reHousekeeping matches the conventional-commit types that change how the
+// project is tested, built or documented, not its architecture ("test(x):
+// migrate the tests", "chore: migrate the changelog tool"), unless marked
+// breaking.
+var reHousekeeping = lazyregexp.New(`(?i)^(test|tests|chore|ci|docs|style|build|deps)(\([^)]*\))?:`)
+
 var ecosystemFamily = map[string]family{
 	"npm": famJS, "deno": famJS, "go": famGo, "cargo": famRust, "pypi": famPython, "maven": famJava, "gradle": famJava,
 }
@@ -653,7 +659,7 @@ func gitDecisions(hist *History) []model.Decision {
 			break
 		}
 		m := reArchSubject.FindString(c.Subject)
-		if m == "" {
+		if m == "" || reHousekeeping.MatchString(c.Subject) {
 			continue
 		}
 		sha8 := c.SHA

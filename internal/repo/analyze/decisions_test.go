@@ -1,6 +1,8 @@
 package analyze
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -108,5 +110,28 @@ func TestActivityFromHeadsDate(t *testing.T) {
 	}
 	if a.Git.ChangeFrequency == "none" {
 		t.Errorf("an idle repository's modules still changed: %+v", a.Git)
+	}
+}
+
+// Commits that only change how the project is tested, built or documented
+// are no architectural signal, whatever their words.
+func TestGitSignalsSkipHousekeeping(t *testing.T) {
+	f := newFixture(t)
+	day := time.Date(2024, 3, 1, 10, 0, 0, 0, time.UTC)
+	f.write(map[string]string{"go.mod": "module example.com/x\n\ngo 1.22\n", "a/a.go": "package a\n"})
+	f.commit("init", "Ada", day)
+	for i, msg := range []string{"test(svelte): migrate suitable tests to render", "chore: migrate changesets changelog generator", "ci!: rewrite the pipeline", "refactor: split the parser from the lexer"} {
+		f.write(map[string]string{"a/a.go": fmt.Sprintf("package a\n\nconst V = %d\n", i)})
+		f.commit(msg, "Ada", day.AddDate(0, 0, i+1))
+	}
+	g := scanned(t, f)
+	var titles []string
+	for _, d := range g.Decisions {
+		if d.Kind == "git-signal" {
+			titles = append(titles, d.Title)
+		}
+	}
+	if len(titles) != 2 || !slices.Contains(titles, "refactor: split the parser from the lexer") || !slices.Contains(titles, "ci!: rewrite the pipeline") {
+		t.Errorf("git signals %q, want the refactor and the breaking rewrite", titles)
 	}
 }

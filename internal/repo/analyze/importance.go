@@ -120,13 +120,14 @@ var entryTypeOrder = map[string]int{
 }
 
 // RankEntryPoints returns eps ordered for a bounded list: the project's
-// own binaries (cmd/<project>/, what the root manifest declares) and main
-// library first, then the rest of its code, build scripts, the periphery
+// own binaries (cmd/<project>/, what the root manifest and its workspace
+// packages declare) and main library first, then the rest of its code, build scripts, the periphery
 // (examples, docs, fuzz corpora, test support) and tests last; within a
 // tier binaries before libraries, then the more important module, the
 // more confident entry, the shallower path.
 func RankEntryPoints(g *model.Graph, eps []model.EntryPoint) []model.EntryPoint {
 	own := projectName(g)
+	ownManifests := projectManifests(g)
 	mods := make(map[string]*model.Module, len(g.Modules))
 	for i := range g.Modules {
 		mods[g.Modules[i].ID] = &g.Modules[i]
@@ -138,7 +139,7 @@ func RankEntryPoints(g *model.Graph, eps []model.EntryPoint) []model.EntryPoint 
 	}
 	list := make([]ranked, len(eps))
 	for i, ep := range eps {
-		r := ranked{ep: ep, tier: entryTier(ep, own), typ: 6, depth: strings.Count(ep.Path, "/")}
+		r := ranked{ep: ep, tier: entryTier(ep, own, ownManifests), typ: 6, depth: strings.Count(ep.Path, "/")}
 		if t, ok := entryTypeOrder[ep.Type]; ok {
 			r.typ = t
 		}
@@ -172,7 +173,28 @@ func RankEntryPoints(g *model.Graph, eps []model.EntryPoint) []model.EntryPoint 
 	return out
 }
 
-func entryTier(ep model.EntryPoint, project string) int {
+// projectManifests are the manifests of the project itself: those at the
+// root, and those of the members of the workspaces root manifests declare
+// (a monorepo's packages, whose root package.json is private tooling).
+func projectManifests(g *model.Graph) map[string]bool {
+	members := map[string]bool{}
+	for _, ws := range g.Workspaces {
+		if path.Dir(ws.Manifest) == "." {
+			for _, m := range ws.Members {
+				members[m] = true
+			}
+		}
+	}
+	out := map[string]bool{}
+	for _, mf := range g.Manifests {
+		if d := path.Dir(mf.Path); (d == "." || members[d]) && PeripheryOf(d) == Core {
+			out[mf.Path] = true
+		}
+	}
+	return out
+}
+
+func entryTier(ep model.EntryPoint, project string, ownManifests map[string]bool) int {
 	switch {
 	case ep.Type == "test":
 		return tierTest
@@ -190,8 +212,8 @@ func entryTier(ep model.EntryPoint, project string) int {
 		return tierOwn
 	}
 	for _, ev := range ep.Evidence {
-		// What the root manifest declares is the project's own.
-		if ev.File != "" && path.Dir(ev.File) == "." && isManifestName(path.Base(ev.File)) {
+		// What the project's manifests declare is its own.
+		if ownManifests[ev.File] && isManifestName(path.Base(ev.File)) {
 			return tierOwn
 		}
 	}

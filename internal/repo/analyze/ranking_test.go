@@ -169,3 +169,53 @@ func TestPeripheryOf(t *testing.T) {
 		}
 	}
 }
+
+// In a monorepo whose root package.json is private tooling, the project's
+// own entries are what its workspace packages declare: they come before
+// the apps of examples and integration tests.
+func TestRankEntryPointsOfAMonorepo(t *testing.T) {
+	f := newFixture(t)
+	f.write(map[string]string{
+		"package.json":                       `{"name":"root","private":true,"workspaces":["packages/*","integrations/*"]}`,
+		"packages/core/package.json":         `{"name":"@acme/core","main":"./build/legacy/index.cjs","exports":{".":{"import":"./build/modern/index.js"}}}`,
+		"packages/core/src/index.ts":         "export * from './client';\n",
+		"packages/core/src/client.ts":        "export class Client {}\n",
+		"packages/react/package.json":        `{"name":"@acme/react","main":"./build/index.js","dependencies":{"@acme/core":"*"}}`,
+		"packages/react/src/index.ts":        "export * from './hooks';\n",
+		"packages/react/src/hooks.ts":        "import { Client } from '@acme/core';\nexport const useClient = () => new Client();\n",
+		"integrations/vite-app/package.json": `{"name":"vite-app","private":true,"scripts":{"dev":"vite"}}`,
+		"integrations/vite-app/src/main.ts":  "import { useClient } from '@acme/react';\nuseClient();\n",
+		"examples/react/basic/package.json":  `{"name":"basic","private":true}`,
+		"examples/react/basic/src/main.tsx":  "import { useClient } from '@acme/react';\nuseClient();\n",
+		"examples/react/basic/src/index.ts":  "import './main';\n",
+		"packages/core/src/client.test.ts":   "import { Client } from './client';\n",
+	})
+	f.commit("init", "Ada", time.Date(2024, 3, 1, 10, 0, 0, 0, time.UTC))
+	g := scanned(t, f)
+	ranked := RankEntryPoints(g, g.EntryPoints)
+	if len(ranked) < 3 {
+		t.Fatalf("entry points %s", dumpJSON(g.EntryPoints))
+	}
+	for _, ep := range ranked[:2] {
+		if !strings.HasPrefix(ep.Path, "packages/") || !strings.HasPrefix(ep.Type, "package-") {
+			t.Errorf("the packages' mains come first: %s %s in %v", ep.Path, ep.Type, entryOrder(ranked))
+		}
+	}
+	for i, ep := range ranked {
+		if strings.HasPrefix(ep.Path, "examples/") {
+			for _, later := range ranked[i:] {
+				if strings.HasPrefix(later.Path, "packages/") && later.Type != "test" {
+					t.Errorf("an example before the package entry %s: %v", later.Path, entryOrder(ranked))
+				}
+			}
+		}
+	}
+}
+
+func entryOrder(eps []model.EntryPoint) []string {
+	var out []string
+	for _, ep := range eps {
+		out = append(out, ep.Path+" "+ep.Type)
+	}
+	return out
+}

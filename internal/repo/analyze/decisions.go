@@ -613,10 +613,10 @@ func rootProject(g *model.Graph, ix *index) func(string) bool {
 var reNonAlnum = lazyregexp.New(`[^A-Z0-9]+`)
 
 // reHousekeeping matches the conventional-commit types that change how the
-// project is tested, built or documented, not its architecture ("test(x):
-// migrate the tests", "chore: migrate the changelog tool"), unless marked
-// breaking.
-var reHousekeeping = lazyregexp.New(`(?i)^(test|tests|chore|ci|docs|style|build|deps)(\([^)]*\))?:`)
+// project is tested or built, not its architecture ("test(x): migrate the
+// tests", "chore: migrate the changelog tool"), unless marked breaking.
+// docs: stays a signal: it is how an ADR is committed.
+var reHousekeeping = lazyregexp.New(`(?i)^(test|tests|chore|ci|style|build|deps)(\([^)]*\))?:`)
 
 var ecosystemFamily = map[string]family{
 	"npm": famJS, "deno": famJS, "go": famGo, "cargo": famRust, "pypi": famPython, "maven": famJava, "gradle": famJava,

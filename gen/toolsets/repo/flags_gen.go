@@ -2,19 +2,19 @@
 // Source: schema/errors.yaml sha256:f6519c201fd3f065f66e091f5c40f9c7197d7e39d9e787f4fa471d2afdfa6392
 // Source: schema/prompts.yaml sha256:0697df1b91565f59bd09cae04d228194a35395cbcc20b5d3404061dd43c76bca
 // Source: schema/resources.yaml sha256:81f85648029c19b4cbd3a8e7c05af402994f0b71c96d26e67482ea7a95d87222
-// Source: schema/tools/repo/explain_module.yaml sha256:530bf463f653b281f18d2009cdf0bfbefd9ad4b0a0e9dec7301da44ea71bd7b1
-// Source: schema/tools/repo/get_architecture.yaml sha256:579663627df7ff8fee011adb87c993f1cc73f7b161b6028458ec1f48ac8f49cf
-// Source: schema/tools/repo/get_change_impact.yaml sha256:ce80ad404d38bd4ba5f4edd9bcc574ca15dedf9d02b582cf51c043975e571314
-// Source: schema/tools/repo/get_context_for_task.yaml sha256:1a580e21e26dc313caae8b001cc159a24eb323e895c23e8d86916b6403d5bd03
-// Source: schema/tools/repo/get_conventions.yaml sha256:9bb84e4f031a61f96e00f63d2404ef7bdb038f422cd4605b236042bd4b983dc1
-// Source: schema/tools/repo/get_decisions.yaml sha256:63f7faf995f3f2bb280be0ede3fb74d1ea9af054e6ea6454c7d5c2744673223e
-// Source: schema/tools/repo/get_dependencies.yaml sha256:07a8765e49a235334709d57e5423d40a7539e8cc5516bfe282058394c492aea1
-// Source: schema/tools/repo/get_dependents.yaml sha256:e9759a36f32fb1d38b9e7b6a186b7e13d7d6b281a41c33029ef55bf4f95fc74c
-// Source: schema/tools/repo/get_module_history.yaml sha256:f0227c0e04c31342fed12c8616ccc33f4ff7d9ed22d22ede27df7fe55c564c4c
-// Source: schema/tools/repo/get_repository_context.yaml sha256:3588e0bbd90e9c8973dbc8843c3c9f56a485cec9d3d7e75ed16a243a9f7b17f0
-// Source: schema/tools/repo/get_revision_diff.yaml sha256:d93063fc7baa04446c1f30f7776961b1ebed5c79e0617580093f91b36ce902da
-// Source: schema/tools/repo/get_revision_snapshot.yaml sha256:37ffe131859061afaa7f096af2a97b283996e8beb619817cd22b32dd667c4d22
-// Source: schema/tools/repo/search_context.yaml sha256:a3144a2ee0fc9d08a969c6cab82d5d59da3678e682b52bba444988d0908ed459
+// Source: schema/tools/repo/explain_module.yaml sha256:d9e5b1ce652b8aad94288fe34718ff988acc5de171e6d5e8c7f7b4956295ac44
+// Source: schema/tools/repo/get_architecture.yaml sha256:ad371c7fd1c65eb75e4bc875333b179e1e03529c5a59902b7280fb53d212b58d
+// Source: schema/tools/repo/get_change_impact.yaml sha256:35fe46dca2e393d72dd31f2abc819e514160ca393c320bd51361a73b2c8b0970
+// Source: schema/tools/repo/get_context_for_task.yaml sha256:6395a87686d503a55b712d165914f70dace2cce868a344880a2eeec9fe387db7
+// Source: schema/tools/repo/get_conventions.yaml sha256:6d08ee813679c275a6d8e0e7aa015b7b33ec11d72333cd2b1ff299a969190977
+// Source: schema/tools/repo/get_decisions.yaml sha256:8290676d0d8f8c20e08cdda775a2dca354648440366109165e665725f082fa55
+// Source: schema/tools/repo/get_dependencies.yaml sha256:24961347f6934a372ba14a8d5d92282a535116522db9a24a9c926102d2ae403c
+// Source: schema/tools/repo/get_dependents.yaml sha256:fc0c685b272ae66f3adaec9e0764077270878ed31bd16cae1f510cb4e1a5b764
+// Source: schema/tools/repo/get_module_history.yaml sha256:7f46a4db3c9fefd143420d6794a1ea94e2cb87d5626ad5a75eaa547500b0ecb9
+// Source: schema/tools/repo/get_repository_context.yaml sha256:881cac4052a2c1e12706c5ecd898f6913ccba258b94f07abbb755160693e9be1
+// Source: schema/tools/repo/get_revision_diff.yaml sha256:aa98b6875ba6db55d69602a5c8df6eabc2db077537be4fffdf458ddd8406b392
+// Source: schema/tools/repo/get_revision_snapshot.yaml sha256:ad828bcd517a26d8a6ad7cb64753ba39418de1d08c16d99adf9f65f744f94635
+// Source: schema/tools/repo/search_context.yaml sha256:e2210addfa3281f5c3c542089fef20863397a6f33df2bed93f4d4dfd843a8ee7
 // Source: schema/toolsets.yaml sha256:3c331f33d52612885f90184d83c4f2fd31a07ac2a20edd9d31e5ea221ef37653
 
 package repo
@@ -35,14 +35,14 @@ func Flags(tool string) []cli.Flag {
 			&cli.StringFlag{Name: "target", Usage: "a module id, directory, file or package name to centre on"},
 			&cli.Int64Flag{Name: "maxModules", Aliases: []string{"max-modules"}, Usage: "most modules to include (default 5)"},
 			&cli.StringFlag{Name: "root", Usage: "the repository root to analyse (default: the server's root); must be inside it"},
-			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within a size budget, evidence dropped; full: everything, evidence included (default compact); one of compact, full"},
+			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within 25,000 characters, evidence dropped; full: with the evidence, within the same bound (truncated says what either left out and how to ask for it) (default compact); one of compact, full"},
 		}
 	case "get_change_impact":
 		return []cli.Flag{
 			&cli.StringFlag{Name: "target", Usage: "a file, directory or module id (required)"},
 			&cli.Int64Flag{Name: "maxFiles", Aliases: []string{"max-files"}, Usage: "most affected files to list (default 100)"},
 			&cli.StringFlag{Name: "root", Usage: "the repository root to analyse (default: the server's root); must be inside it"},
-			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within a size budget, evidence dropped; full: everything, evidence included (default compact); one of compact, full"},
+			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within 25,000 characters, evidence dropped; full: with the evidence, within the same bound (truncated says what either left out and how to ask for it) (default compact); one of compact, full"},
 		}
 	case "get_repository_context":
 		return []cli.Flag{
@@ -53,25 +53,25 @@ func Flags(tool string) []cli.Flag {
 			&cli.Int64Flag{Name: "maxDecisions", Aliases: []string{"max-decisions"}, Usage: "most decisions (default 20)"},
 			&cli.Int64Flag{Name: "maxCycles", Aliases: []string{"max-cycles"}, Usage: "most dependency cycles (default 10)"},
 			&cli.StringFlag{Name: "root", Usage: "the repository root to analyse (default: the server's root); must be inside it"},
-			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within a size budget, evidence dropped; full: everything, evidence included (default compact); one of compact, full"},
+			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within 25,000 characters, evidence dropped; full: with the evidence, within the same bound (truncated says what either left out and how to ask for it) (default compact); one of compact, full"},
 		}
 	case "explain_module":
 		return []cli.Flag{
 			&cli.StringFlag{Name: "path", Usage: "a module id, or a directory or file inside the module (required)"},
 			&cli.StringFlag{Name: "root", Usage: "the repository root to analyse (default: the server's root); must be inside it"},
-			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within a size budget, evidence dropped; full: everything, evidence included (default compact); one of compact, full"},
+			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within 25,000 characters, evidence dropped; full: with the evidence, within the same bound (truncated says what either left out and how to ask for it) (default compact); one of compact, full"},
 		}
 	case "get_dependencies":
 		return []cli.Flag{
 			&cli.StringFlag{Name: "module", Usage: "a module id, directory or file (default: every module)"},
 			&cli.StringFlag{Name: "root", Usage: "the repository root to analyse (default: the server's root); must be inside it"},
-			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within a size budget, evidence dropped; full: everything, evidence included (default compact); one of compact, full"},
+			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within 25,000 characters, evidence dropped; full: with the evidence, within the same bound (truncated says what either left out and how to ask for it) (default compact); one of compact, full"},
 		}
 	case "get_dependents":
 		return []cli.Flag{
 			&cli.StringFlag{Name: "module", Usage: "a module id, directory or file (required)"},
 			&cli.StringFlag{Name: "root", Usage: "the repository root to analyse (default: the server's root); must be inside it"},
-			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within a size budget, evidence dropped; full: everything, evidence included (default compact); one of compact, full"},
+			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within 25,000 characters, evidence dropped; full: with the evidence, within the same bound (truncated says what either left out and how to ask for it) (default compact); one of compact, full"},
 		}
 	case "search_context":
 		return []cli.Flag{
@@ -79,45 +79,45 @@ func Flags(tool string) []cli.Flag {
 			&cli.Int64Flag{Name: "limit", Usage: "most results (default 10)"},
 			&cli.StringSliceFlag{Name: "types", Usage: "the kinds of result (default: all)"},
 			&cli.StringFlag{Name: "root", Usage: "the repository root to analyse (default: the server's root); must be inside it"},
-			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within a size budget, evidence dropped; full: everything, evidence included (default compact); one of compact, full"},
+			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within 25,000 characters, evidence dropped; full: with the evidence, within the same bound (truncated says what either left out and how to ask for it) (default compact); one of compact, full"},
 		}
 	case "get_module_history":
 		return []cli.Flag{
 			&cli.StringFlag{Name: "target", Usage: "a module id, directory or file (required)"},
 			&cli.Int64Flag{Name: "limit", Usage: "most commits (default 20)"},
 			&cli.StringFlag{Name: "root", Usage: "the repository root to analyse (default: the server's root); must be inside it"},
-			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within a size budget, evidence dropped; full: everything, evidence included (default compact); one of compact, full"},
+			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within 25,000 characters, evidence dropped; full: with the evidence, within the same bound (truncated says what either left out and how to ask for it) (default compact); one of compact, full"},
 		}
 	case "get_revision_diff":
 		return []cli.Flag{
 			&cli.StringFlag{Name: "revision", Usage: "a commit, tag or branch (required)"},
 			&cli.StringFlag{Name: "base", Usage: "the revision to compare with (default: its parent)"},
 			&cli.StringFlag{Name: "root", Usage: "the repository root to analyse (default: the server's root); must be inside it"},
-			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within a size budget, evidence dropped; full: everything, evidence included (default compact); one of compact, full"},
+			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within 25,000 characters, evidence dropped; full: with the evidence, within the same bound (truncated says what either left out and how to ask for it) (default compact); one of compact, full"},
 		}
 	case "get_revision_snapshot":
 		return []cli.Flag{
 			&cli.StringFlag{Name: "revision", Usage: "a commit, tag or branch (required)"},
 			&cli.StringFlag{Name: "root", Usage: "the repository root to analyse (default: the server's root); must be inside it"},
-			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within a size budget, evidence dropped; full: everything, evidence included (default compact); one of compact, full"},
+			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within 25,000 characters, evidence dropped; full: with the evidence, within the same bound (truncated says what either left out and how to ask for it) (default compact); one of compact, full"},
 		}
 	case "get_architecture":
 		return []cli.Flag{
 			&cli.StringFlag{Name: "module", Usage: "a module id, directory or file to centre on"},
 			&cli.StringFlag{Name: "root", Usage: "the repository root to analyse (default: the server's root); must be inside it"},
-			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within a size budget, evidence dropped; full: everything, evidence included (default compact); one of compact, full"},
+			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within 25,000 characters, evidence dropped; full: with the evidence, within the same bound (truncated says what either left out and how to ask for it) (default compact); one of compact, full"},
 		}
 	case "get_conventions":
 		return []cli.Flag{
 			&cli.StringFlag{Name: "category", Usage: "only this category (e.g. naming, imports, tests)"},
 			&cli.StringFlag{Name: "root", Usage: "the repository root to analyse (default: the server's root); must be inside it"},
-			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within a size budget, evidence dropped; full: everything, evidence included (default compact); one of compact, full"},
+			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within 25,000 characters, evidence dropped; full: with the evidence, within the same bound (truncated says what either left out and how to ask for it) (default compact); one of compact, full"},
 		}
 	case "get_decisions":
 		return []cli.Flag{
 			&cli.StringFlag{Name: "origin", Usage: "only explicit or only inferred decisions; one of explicit, inferred"},
 			&cli.StringFlag{Name: "root", Usage: "the repository root to analyse (default: the server's root); must be inside it"},
-			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within a size budget, evidence dropped; full: everything, evidence included (default compact); one of compact, full"},
+			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within 25,000 characters, evidence dropped; full: with the evidence, within the same bound (truncated says what either left out and how to ask for it) (default compact); one of compact, full"},
 		}
 	}
 	return nil

@@ -90,7 +90,7 @@ func Summary(out io.Writer, snap *repo.Snapshot) error {
 }
 
 func modules(w *writer, g *model.Graph) {
-	w.section("Modules (%s, most important first)", count(len(g.Modules)))
+	w.section("Modules (%s)", count(len(g.Modules)))
 	// The engine's ranking, as the tools list them: the core first.
 	mods := analyze.RankModules(g)
 	rows := [][]string{{"MODULE", "BASIS", "LANGUAGE", "FILES", "LINES", "ROLES"}}

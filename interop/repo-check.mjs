@@ -102,7 +102,14 @@ await run.check('call get_repository_context', async () => {
   return { name: data.summary.name, modules: data.modules.length, central: data.modules[0].id, chars };
 });
 if (!repo) run.exit();
-const central = repo.modules[0];
+const central = { ...repo.modules[0] };
+// The summary may cut a module's usedBy to fit (and says so in truncated):
+// explain_module holds the module whole.
+if ((repo.truncated || []).some((c) => c.field === 'modules[].usedBy')) {
+  const explained = await client.callTool({ name: 'explain_module', arguments: { path: central.id } });
+  const whole = explained.structuredContent;
+  if (whole && !(whole.truncated || []).some((c) => c.field === 'module.usedBy')) central.usedBy = whole.module.usedBy;
+}
 
 await run.check('call get_context_for_task', async () => {
   const { data } = await call('get_context_for_task', { task: `change how ${central.name} works`, target: central.id, maxModules: 3 });

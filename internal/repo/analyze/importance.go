@@ -18,7 +18,8 @@ const (
 	weightFanIn     = 3.0  // modules that import it (production imports)
 	weightFanOut    = 1.5  // modules it imports: how much of the project it ties together
 	weightSize      = 1.5  // its lines, in hundreds
-	weightEntry     = 4.0  // it is started or used from outside (an entry point)
+	weightEntry     = 1.0  // it is started or used from outside (an entry point)…
+	weightStarts    = 1.5  // …and then by how much of the project it starts: its fan-out again
 	weightChurn     = 1.0  // commits that changed it in the history window
 	peripheryFactor = 0.25 // examples, docs, fuzz corpora, test support, benchmarks, tooling
 )
@@ -26,7 +27,8 @@ const (
 // Importance is how much a module matters to someone learning the
 // repository:
 //
-//	3·log2(1+fanIn) + 1.5·log2(1+fanOut) + 1.5·log2(1+lines/100) + 4·[entry point] + log2(1+changes)
+//	3·log2(1+fanIn) + 1.5·log2(1+fanOut) + 1.5·log2(1+lines/100) + log2(1+changes)
+//	  + [entry point]·(1 + 1.5·log2(1+fanOut))
 //
 // times 0.25 for the periphery (PeripheryOf its directory). An entry point
 // is one a program or package starts from, not a directory's index file.
@@ -39,7 +41,10 @@ func Importance(m *model.Module) float64 {
 		weightFanOut*log1p2(len(m.DependsOn)) +
 		weightSize*math.Log2(1+float64(m.Lines)/100)
 	if startsHere(m) {
-		s += weightEntry
+		// A program is as important as what it ties together: the
+		// command that starts the whole server, not the UI shell that
+		// imports one module.
+		s += weightEntry + weightStarts*log1p2(len(m.DependsOn))
 	}
 	if m.Git != nil {
 		s += weightChurn * log1p2(m.Git.Changes)

@@ -165,8 +165,9 @@ func (g *group) weight() float64 {
 
 // fit cuts v (an addressable result struct) until its JSON fits budget.
 // Each round cuts the group of lists that weighs most (core lists weigh
-// less): by what the excess needs, but never by more than half, so that
-// big lists shrink first and lists of similar size end up cut alike. Lists
+// less) by what the excess needs (keepFor: at most by half, unless the
+// group outweighs all others by more), so that big lists shrink first and
+// lists of similar size end up cut alike. Lists
 // keep their head: every tool orders its lists by what matters most. In a
 // full answer an evidence list keeps at least its first item, which is
 // what full is for. A string long enough to rival the lists (a

@@ -482,7 +482,8 @@ func (eb *epBuilder) files(obs *Observations) {
 			}
 			if h, ok := sig[sigWorker]; ok {
 				eb.add(f.Path, "worker", confWorkerEntry, model.Evidence{File: f.Path, Line: h.Line, Detail: h.Detail})
-			} else if h, ok := sig[sigSchedule]; ok && (fam == famJS || fam == famPython) {
+			} else if h, ok := sig[sigSchedule]; ok && (fam == famJS || fam == famPython) && !isUI(f.Path, sig) {
+				// A component polling with setInterval is no worker.
 				eb.add(f.Path, "worker", confWorkerEntry, model.Evidence{File: f.Path, Line: h.Line, Detail: h.Detail})
 			}
 		}
@@ -584,6 +585,17 @@ func (eb *epBuilder) files(obs *Observations) {
 		}
 	}
 	eb.goRootPackages(goModules, goRoots)
+}
+
+// isUI reports a file of a user interface: a JSX file, or one that
+// imports a UI framework.
+func isUI(p string, sig map[string]SignalHit) bool {
+	switch strings.ToLower(path.Ext(p)) {
+	case ".tsx", ".jsx":
+		return true
+	}
+	_, ui := sig[sigUIFramework]
+	return ui
 }
 
 // declaredByManifest reports a file a manifest already names as the

@@ -196,12 +196,16 @@ func TestEntryPointsExistAndLibrariesAreListed(t *testing.T) {
 		"go/lib.go":                    "package lib\n\nfunc Do() {}\n",
 		"go/lib_test.go":               "package lib\n",
 		"go/internal/x/x.go":           "package x\n",
-		"python/pyproject.toml":        "[project]\nname = \"mypkg\"\n",
+		"python/pyproject.toml":        "[project]\nname = \"mypkg\"\n\n[project.scripts]\nmypkg = \"mypkg.cli:main\"\n",
 		"python/src/mypkg/__init__.py": "\"\"\"My package.\"\"\"\n",
 		"python/src/mypkg/core.py":     "def f():\n    pass\n",
 		"python/src/mypkg/app.py":      "import click\n\n\nclass App:\n    cli = click.Group()\n",
 		"python/src/mypkg/sansio/s.py": "from click import Group\n",
 		"python/tools/release.py":      "import argparse\n\nparser = argparse.ArgumentParser()\n",
+		"python/src/mypkg/cli.py":      "import click\n\n\ndef main():\n    pass\n\n\nif __name__ == \"__main__\":\n    main()\n",
+		"ui/package.json":              `{"name":"ui","dependencies":{"react":"18.0.0"}}`,
+		"ui/src/Clock.tsx":             "import { useEffect } from 'react';\n\nexport function Clock() {\n  useEffect(() => { const t = setInterval(() => {}, 1000); return () => clearInterval(t); });\n  return <span />;\n}\n",
+		"ui/src/poller.ts":             "export function poll() {\n  setInterval(() => fetch('/x'), 1000);\n}\n",
 		"python/tests/__init__.py":     "",
 		"python/tests/test_core.py":    "def test_f():\n    pass\n",
 		"rust/Cargo.toml":              "[package]\nname = \"rlib\"\nversion = \"0.1.0\"\n\n[lib]\npath = \"lib/root.rs\"\n\n[[bin]]\nname = \"gone\"\npath = \"src/gone.rs\"\n",
@@ -243,6 +247,16 @@ func TestEntryPointsExistAndLibrariesAreListed(t *testing.T) {
 		if typs := entryTypes(g, p); len(typs) != 0 {
 			t.Errorf("%s, a package module importing click: %v", p, typs)
 		}
+	}
+	if typs := entryTypes(g, "python/src/mypkg/cli.py"); len(typs) != 1 || typs[0] != "package-bin" {
+		t.Errorf("a console script's module with a main guard is listed once: %v", typs)
+	}
+	// A component polling with setInterval is no worker; a module is.
+	if typs := entryTypes(g, "ui/src/Clock.tsx"); len(typs) != 0 {
+		t.Errorf("a React component is a %v entry", typs)
+	}
+	if findEntry(g, "ui/src/poller.ts", "worker") == nil {
+		t.Errorf("a module that schedules work is a worker: %v", entryTypes(g, "ui/src/poller.ts"))
 	}
 	if findEntry(g, "python/tools/release.py", "cli") == nil {
 		t.Errorf("a script using argparse is a command: %v", entryTypes(g, "python/tools/release.py"))

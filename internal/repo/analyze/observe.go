@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"path"
-	"slices"
 	"strings"
 	"sync"
 
@@ -246,8 +245,7 @@ type code struct {
 	path    string
 	content []byte
 	read    bool
-	lines   []int // the lines that hold code, in order
-	text    map[int]string
+	lines   []scan.CodeLine
 }
 
 // first is the first line of code re matches (0: none); accept, when
@@ -255,16 +253,11 @@ type code struct {
 func (c *code) first(re *lazyregexp.Regexp, accept func(line int) bool) int {
 	if !c.read {
 		c.read = true
-		c.text = scan.CodeLines(c.path, c.content)
-		c.lines = make([]int, 0, len(c.text))
-		for l := range c.text {
-			c.lines = append(c.lines, l)
-		}
-		slices.Sort(c.lines)
+		c.lines = scan.CodeLines(c.path, c.content)
 	}
 	for _, l := range c.lines {
-		if re.MatchString(c.text[l]) && (accept == nil || accept(l)) {
-			return l
+		if re.MatchString(l.Text) && (accept == nil || accept(l.Line)) {
+			return l.Line
 		}
 	}
 	return 0

@@ -5,7 +5,8 @@ import (
 	"strings"
 )
 
-// CodeLines returns the code of a source file line by line, as the lexers
+// CodeLines returns the code of a source file line by line, in order, as
+// the lexers
 // of the import scanners read it: comments are gone, and every string
 // literal is a placeholder, `"/"` when the literal starts with a slash (as
 // an HTTP route does) and `""` otherwise (Python's lines read `s` for any
@@ -20,7 +21,7 @@ import (
 // The heuristics that need to know where code is (entry points and their
 // evidence lines) call it on the few files a cheap literal search makes
 // candidates, so its cost is paid by those files only.
-func CodeLines(p string, src []byte) map[int]string {
+func CodeLines(p string, src []byte) []CodeLine {
 	var toks []tok
 	switch strings.ToLower(path.Ext(p)) {
 	case ".go":
@@ -35,31 +36,34 @@ func CodeLines(p string, src []byte) map[int]string {
 		toks = lexJS(src)
 	case ".py", ".pyi":
 		lines, _ := pyLogicalLines(src)
-		out := make(map[int]string, len(lines))
-		for _, l := range lines {
-			out[l.line] = l.text
+		out := make([]CodeLine, len(lines))
+		for i, l := range lines {
+			out[i] = CodeLine{Line: l.line, Text: l.text}
 		}
 		return out
 	default:
 		return nil
 	}
-	out := map[int]string{}
+	var out []CodeLine
 	var b strings.Builder
 	line, prevWord := 0, false
 	flush := func() {
 		if b.Len() > 0 {
-			out[line] = b.String()
+			out = append(out, CodeLine{Line: line, Text: b.String()})
 		}
 		b.Reset()
 	}
 	for _, t := range toks {
 		if t.line != line {
 			flush()
-			// Lines only grow, but for the end of a template literal,
-			// which is reported on the line it started on.
 			line, prevWord = t.line, false
-			if s, ok := out[line]; ok {
-				b.WriteString(s)
+			// Lines only grow, but for the end of a template literal,
+			// which is reported on the line it started on: it joins that
+			// line's text.
+			if n := len(out); n > 0 && out[n-1].Line >= line {
+				line = out[n-1].Line
+				b.WriteString(out[n-1].Text)
+				out = out[:n-1]
 				prevWord = true
 			}
 		}
@@ -81,4 +85,10 @@ func CodeLines(p string, src []byte) map[int]string {
 	}
 	flush()
 	return out
+}
+
+// CodeLine is one line of code as CodeLines reads it.
+type CodeLine struct {
+	Line int
+	Text string
 }

@@ -26,7 +26,15 @@ func TestCodeLines(t *testing.T) {
 		{"src/server.ts", "const doc = `app.get('/x')`;\n// app.get('/y', h)\napp.get('/z', handler);\nnew Worker('./w.js');\n",
 			map[int]string{1: `const doc="";`, 3: `app.get("/",handler);`, 4: `new Worker("");`}, []string{"app.get('/x')", "/y"}},
 	} {
-		got := CodeLines(c.path, []byte(c.src))
+		got := map[int]string{}
+		prev := 0
+		for _, l := range CodeLines(c.path, []byte(c.src)) {
+			if l.Line <= prev {
+				t.Errorf("%s: line %d after line %d", c.path, l.Line, prev)
+			}
+			prev = l.Line
+			got[l.Line] = l.Text
+		}
 		for line, want := range c.want {
 			if got[line] != want {
 				t.Errorf("%s line %d = %q, want %q", c.path, line, got[line], want)

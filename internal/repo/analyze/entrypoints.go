@@ -580,9 +580,6 @@ func (eb *epBuilder) files(obs *Observations) {
 		if fam == famJS && strings.EqualFold(s, "index") && f.Module != "" && f.Module != f.Path && !eb.declaredByManifest(f.Path) {
 			eb.add(f.Path, "library", confBarrel, model.Evidence{File: f.Path, Detail: "module index file: the module's public surface"})
 		}
-		if fam == famPython && baseName(f.Path) == "__init__.py" && periphery != TestSupport {
-			eb.pythonPackage(f, manifestOf)
-		}
 	}
 	eb.goRootPackages(goModules, goRoots)
 }

@@ -32,10 +32,10 @@ const (
 //
 // times 0.25 for the periphery (PeripheryOf its directory). An entry point
 // is one a program or package starts from, not a directory's index file.
-// fanIn and
-// fanOut count the modules of UsedBy and DependsOn, the production edges;
-// changes are the commits of its Git figures. It depends on the module
-// alone, so any two modules compare the same way wherever they are ranked.
+// fanIn and fanOut count the modules of UsedBy and DependsOn, the
+// production edges; changes are the commits of its Git figures. It depends
+// on the module alone, so any two modules compare the same way wherever
+// they are ranked.
 func Importance(m *model.Module) float64 {
 	s := weightFanIn*log1p2(len(m.UsedBy)) +
 		weightFanOut*log1p2(len(m.DependsOn)) +

@@ -102,7 +102,14 @@ await run.check('call get_repository_context', async () => {
   return { name: data.summary.name, modules: data.modules.length, central: data.modules[0].id, chars };
 });
 if (!repo) run.exit();
-const central = repo.modules[0];
+const central = { ...repo.modules[0] };
+// The summary may cut a module's usedBy to fit (and says so in truncated):
+// explain_module holds the module whole.
+if ((repo.truncated || []).some((c) => c.field === 'modules[].usedBy')) {
+  const explained = await client.callTool({ name: 'explain_module', arguments: { path: central.id } });
+  const whole = explained.structuredContent;
+  if (whole && !(whole.truncated || []).some((c) => c.field === 'module.usedBy')) central.usedBy = whole.module.usedBy;
+}
 
 await run.check('call get_context_for_task', async () => {
   const { data } = await call('get_context_for_task', { task: `change how ${central.name} works`, target: central.id, maxModules: 3 });
@@ -168,10 +175,18 @@ await run.check('compact/full size contract', async () => {
     const compact = await call(name, args);
     const full = await call(name, { ...args, detail: 'full' });
     assert(compact.chars <= COMPACT_BUDGET, `${name} compact is ${compact.chars} characters`);
+    assert(full.chars <= COMPACT_BUDGET, `${name} full is ${full.chars} characters`);
+    // Full adds the evidence within the same bound: larger, unless it says
+    // what it cut to stay within it.
+    const fullCuts = full.data.truncated || [];
+    assert(full.chars > compact.chars || fullCuts.length > 0, `${name} full (${full.chars}) is no larger than compact (${compact.chars}) and cut nothing`);
+    for (const cut of [...(compact.data.truncated || []), ...fullCuts]) {
+      assert(typeof cut.field === 'string' && typeof cut.kept === 'number' && typeof cut.narrow === 'string', `${name}: cut ${JSON.stringify(cut)} lacks its field, counts or how to narrow`);
+    }
     assertEqual(countKey(compact.data, 'evidence'), 0, `${name} compact evidence lists`);
     assertEqual(Object.keys(compact.data).filter((k) => k !== 'truncated').sort(), Object.keys(full.data).filter((k) => k !== 'truncated').sort(), `${name}: compact and full keys`);
     fullEvidence += countKey(full.data, 'evidence');
-    sizes[name] = { compact: compact.chars, full: full.chars, truncated: compact.data.truncated || [] };
+    sizes[name] = { compact: compact.chars, full: full.chars, truncated: (compact.data.truncated || []).map((c) => c.field) };
   }
   assert(fullEvidence > 0, 'no full answer carries evidence');
   return { sizes, fullEvidenceLists: fullEvidence };

@@ -1,10 +1,12 @@
 //go:build linux
 
-// Command repobench measures the repo engine (internal/repo) on two large
+// Command repobench measures the repo engine (internal/repo) on large
 // trees: the Go standard library ($(go env GOROOT)/src, about 11,500
-// files) and an npm monorepo made of real packages installed from the
+// files), an npm monorepo made of real packages installed from the
 // registry (about 12,600 JavaScript and TypeScript files; see npm.go for
-// the choice). It is run by `make bench` after mcpbench, never by go test.
+// the choice), and a real Go repository (Prometheus from the module
+// proxy, or -gorepo; see golist.go). It is run by `make bench` after mcpbench, never by go
+// test.
 //
 // Every measurement runs in a child process of its own (this program
 // re-executed; child.go), so that each cold analysis starts with an empty
@@ -23,7 +25,10 @@
 //     Snapshot (p50 of -edits edits, each of another file), on a copy of
 //     the tree;
 //   - restart: a new process on a tree whose persistent cache an earlier
-//     one wrote.
+//     one wrote;
+//   - beside the cold analysis of the Go trees, `go list -e -json ./...`
+//     on the same tree (median of -runs, after a warm-up run), and the
+//     ratio of the two: the cold analysis must stay the faster.
 package main
 
 import (
@@ -60,6 +65,7 @@ type config struct {
 	filterRounds       int
 	only               map[string]bool
 	npmCache           string
+	goRepo             string
 	jsonOutput         bool
 }
 
@@ -74,7 +80,8 @@ func main() {
 	flag.IntVar(&cfg.calls, "calls", defaultWarmCalls, "warm calls measured")
 	flag.IntVar(&cfg.edits, "edits", defaultEdits, "one-file edits measured")
 	flag.IntVar(&cfg.filterRounds, "filter-rounds", defaultFilter, "rounds of warm repo tool calls with and without the secret filter")
-	flag.StringVar(&only, "only", "", "comma list of trees: goroot,npm")
+	flag.StringVar(&only, "only", "", "comma list of trees: goroot,npm,gorepo")
+	flag.StringVar(&cfg.goRepo, "gorepo", "", "the Go repository measured beside go list (default: "+goRepoModule+" from the module cache)")
 	flag.StringVar(&cfg.npmCache, "npm-cache", "", "where the npm packages are installed once (default: the user cache directory)")
 	flag.BoolVar(&cfg.jsonOutput, "json", false, "print the results as JSON on stdout (progress stays on stderr)")
 	flag.Parse()
@@ -102,6 +109,9 @@ func main() {
 	if cfg.only == nil || cfg.only["npm"] {
 		trees = append(trees, npmTree(cfg, tmp))
 	}
+	if cfg.only == nil || cfg.only["gorepo"] {
+		trees = append(trees, goRepoTree(cfg))
+	}
 	for _, t := range trees {
 		if t.skipped == "" {
 			measureTree(t, cfg, tmp)
@@ -123,15 +133,26 @@ type tree struct {
 	Root    string `json:"root"`
 	About   string `json:"about"`
 	skipped string
+	// coldOnly trees are measured cold and beside go list only: they may
+	// be read-only (the module cache), and their warm and edit figures
+	// would repeat those of the large trees.
+	coldOnly bool
+	// goList marks a Go tree go list is measured on, with goEnv.
+	goList bool
+	goEnv  []string
 
-	Files      int          `json:"files"`
-	Cold       []childStats `json:"cold"`
-	Warm       *childStats  `json:"warm,omitempty"`
-	Filter     *filterStats `json:"filter,omitempty"`
-	Edit       *childStats  `json:"edit,omitempty"`
-	Restart    *childStats  `json:"restart,omitempty"`
-	Failed     string       `json:"failed,omitempty"`
-	SkippedWhy string       `json:"skipped,omitempty"`
+	Files   int          `json:"files"`
+	Cold    []childStats `json:"cold"`
+	Warm    *childStats  `json:"warm,omitempty"`
+	Filter  *filterStats `json:"filter,omitempty"`
+	Edit    *childStats  `json:"edit,omitempty"`
+	Restart *childStats  `json:"restart,omitempty"`
+	// GoList are the times of `go list -e -json ./...` on the same tree,
+	// GoPackages the packages it listed.
+	GoList     []time.Duration `json:"go_list_ns,omitempty"`
+	GoPackages int             `json:"go_packages,omitempty"`
+	Failed     string          `json:"failed,omitempty"`
+	SkippedWhy string          `json:"skipped,omitempty"`
 }
 
 func measureTree(t *tree, cfg config, tmp string) {
@@ -144,6 +165,12 @@ func measureTree(t *tree, cfg config, tmp string) {
 		}
 		t.Cold = append(t.Cold, s)
 		t.Files = s.Files
+	}
+	if t.goList {
+		measureGoList(t, cfg.runs)
+	}
+	if t.coldOnly || t.Failed != "" {
+		return
 	}
 	progressf("%s: %d warm calls", t.Name, cfg.calls)
 	warm, err := child(childSpec{Mode: "warm", Root: t.Root, N: cfg.calls})
@@ -208,6 +235,13 @@ func evaluate(trees []*tree) []goal {
 	}
 	var goals []goal
 	for _, t := range trees {
+		// The goal is on a repository with dependencies, as agents work
+		// in; go list of the standard library loads no module, and its
+		// ratio is printed for comparison only.
+		if t.Name == "gorepo" && len(t.GoList) > 0 && len(t.Cold) > 0 {
+			cold, _ := medianCold(t)
+			goals = append(goals, check("cold "+t.Name+" ÷ go list -e -json ./...", ratio(cold, medianDuration(t.GoList)), 1, "×", true))
+		}
 		if t.Name != "goroot" {
 			continue
 		}
@@ -262,6 +296,15 @@ func print(cfg config, load [2]string, trees []*tree, goals []goal) {
 		}
 		return formatDuration(slices.Min(ds)) + " – " + formatDuration(slices.Max(ds))
 	})
+	row("go list -e -json ./... (median)", func(t *tree) string { return formatDuration(medianDuration(t.GoList)) })
+	row("cold analysis ÷ go list", func(t *tree) string {
+		cold, _ := medianCold(t)
+		if len(t.GoList) == 0 || cold == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.2f×", ratio(cold, medianDuration(t.GoList)))
+	})
+	row("packages go list listed", func(t *tree) string { return count(t.GoPackages) })
 	row("cold peak RSS (VmHWM, max)", func(t *tree) string { _, p := medianCold(t); return formatKiB(p) })
 	row("warm call p50", func(t *tree) string { return formatDuration(warmP50(t)) })
 	row("warm call p99", func(t *tree) string {
@@ -366,6 +409,22 @@ func medianCold(t *tree) (time.Duration, int64) {
 	return ds[len(ds)/2], peak
 }
 
+func medianDuration(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func ratio(a, b time.Duration) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
 func warmP50(t *tree) time.Duration {
 	if t.Warm == nil {
 		return 0
@@ -381,7 +440,7 @@ func editP50(t *tree) time.Duration {
 }
 
 func gorootTree() *tree {
-	t := &tree{Name: "goroot", About: "the Go standard library: $(go env GOROOT)/src, not a git work tree (listed by the .gitignore-honouring walk)"}
+	t := &tree{Name: "goroot", About: "the Go standard library: $(go env GOROOT)/src, not a git work tree (listed by the .gitignore-honouring walk)", goList: true}
 	out, err := exec.Command("go", "env", "GOROOT").Output()
 	if err != nil {
 		t.skipped = "go env GOROOT: " + err.Error()

@@ -224,6 +224,16 @@ func repoGoSDK(t *testing.T, root, ask, want string, fixture bool) {
 		central := modules[0]
 		first, _ := rc["modules"].([]any)[0].(map[string]any)
 		usedBy := strs(first["usedBy"])
+		if cutFields(rc)["modules[].usedBy"] {
+			// The summary cut the list to fit (and says so): explain_module
+			// holds the module whole.
+			explained, _ := call("explain_module", map[string]any{"path": central})
+			if cutFields(explained)["module.usedBy"] {
+				t.Fatalf("explain_module(%s) cut its usedBy too", central)
+			}
+			m, _ := explained["module"].(map[string]any)
+			usedBy = strs(m["usedBy"])
+		}
 		if fixture && (central != "src/domain" || strings.Join(usedBy, ",") != "src/adapters,src/application") {
 			t.Errorf("the domain should be the most used module: %s used by %v", central, usedBy)
 		}
@@ -303,8 +313,10 @@ func repoGoSDK(t *testing.T, root, ask, want string, fixture bool) {
 			}
 		}
 
-		// The size contract: compact within 25,000 characters without
-		// evidence, full with it, the same keys.
+		// The size contract: compact and full within 25,000 characters,
+		// compact without evidence, full with it, the same keys; full is
+		// larger unless it says what it cut to stay within the bound, and
+		// every cut says its counts and how to ask for the rest.
 		evidence := 0
 		for _, c := range []struct {
 			name string
@@ -321,9 +333,22 @@ func repoGoSDK(t *testing.T, root, ask, want string, fixture bool) {
 			for k, v := range c.args {
 				fullArgs[k] = v
 			}
-			full, _ := call(c.name, fullArgs)
+			full, fullSize := call(c.name, fullArgs)
 			if size > 25000 || countEvidence(compact) > 0 {
 				t.Errorf("%s compact: %d characters, %d evidence lists", c.name, size, countEvidence(compact))
+			}
+			cuts, _ := full["truncated"].([]any)
+			if fullSize > 25000 || (fullSize <= size && len(cuts) == 0) {
+				t.Errorf("%s full: %d characters (compact %d), cuts %v", c.name, fullSize, size, cuts)
+			}
+			for _, answer := range []map[string]any{compact, full} {
+				list, _ := answer["truncated"].([]any)
+				for _, raw := range list {
+					cut, _ := raw.(map[string]any)
+					if cut["field"] == nil || cut["kept"] == nil || cut["narrow"] == nil {
+						t.Errorf("%s: a cut without its field, counts or how to narrow: %v", c.name, raw)
+					}
+				}
 			}
 			if !slices.Equal(keysBut(compact, "truncated"), keysBut(full, "truncated")) {
 				t.Errorf("%s: compact keys %v, full keys %v", c.name, keysBut(compact, "truncated"), keysBut(full, "truncated"))
@@ -378,6 +403,20 @@ func countEvidence(v any) int {
 		}
 	}
 	return n
+}
+
+// cutFields are the fields an answer's truncated list names.
+func cutFields(answer map[string]any) map[string]bool {
+	out := map[string]bool{}
+	list, _ := answer["truncated"].([]any)
+	for _, raw := range list {
+		if cut, ok := raw.(map[string]any); ok {
+			if f, ok := cut["field"].(string); ok {
+				out[f] = true
+			}
+		}
+	}
+	return out
 }
 
 func keysBut(m map[string]any, skip string) []string {

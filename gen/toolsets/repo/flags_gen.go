@@ -2,19 +2,19 @@
 // Source: schema/errors.yaml sha256:fc19a512b6637a042cf9358f409607beaf6639e2ee6ead0979319279680768b1
 // Source: schema/prompts.yaml sha256:0697df1b91565f59bd09cae04d228194a35395cbcc20b5d3404061dd43c76bca
 // Source: schema/resources.yaml sha256:81f85648029c19b4cbd3a8e7c05af402994f0b71c96d26e67482ea7a95d87222
-// Source: schema/tools/repo/explain_module.yaml sha256:f3dcec96b34199cbf9fcda8b273a3f6bcc2f01e1cd3ed2853658224e46f8df35
-// Source: schema/tools/repo/get_architecture.yaml sha256:75ebabff76605dc286dc6e6170060111b2031ac56430f2e8a0628a705356ce19
-// Source: schema/tools/repo/get_change_impact.yaml sha256:85e35cc1a45453a12ac1639d80167ddf24fde2e9a72af5daca38485bf53d1dbd
-// Source: schema/tools/repo/get_context_for_task.yaml sha256:4931b8b31bb3808791ad9f1373303baed62d6aaa43863d772dba1d4cc74155bc
-// Source: schema/tools/repo/get_conventions.yaml sha256:daf6fe51cc1894ca57db545d520e9f95da65110168337f681ba0a2880b2a1ec4
-// Source: schema/tools/repo/get_decisions.yaml sha256:1ff06e8871e0da22b2f7ae718a89d38241d34188a577b1f28c73213e5afef8de
-// Source: schema/tools/repo/get_dependencies.yaml sha256:8840add51abbd87af5ca9f75110dc365226d84ae2bcd6c95a971d952b4235717
-// Source: schema/tools/repo/get_dependents.yaml sha256:2f8a50d930b06548363a7a77a9493379708cad9cdeec6545db027b6df180c33b
-// Source: schema/tools/repo/get_module_history.yaml sha256:56c349c178bae2a5f96fc10c9d494f466a8ebee91b20621a0f790a9c3397d435
-// Source: schema/tools/repo/get_repository_context.yaml sha256:b6dae6e14af9802c0bd4d902a2f5587e14b7452c0c35a7753695306b307aec76
-// Source: schema/tools/repo/get_revision_diff.yaml sha256:6f0459a732ff21f8f2c359cd27c7dafcb2f05cc919043fadd6a0a5eec73e3a31
-// Source: schema/tools/repo/get_revision_snapshot.yaml sha256:dda970158eb84f778a13642afe474312490c2b9e5bc93abbefa1de12897c52da
-// Source: schema/tools/repo/search_context.yaml sha256:bb58cdd993d9ecce9362a46c7f39c59e34bee0af83cbbac2a4e1a95ac00d3ffc
+// Source: schema/tools/repo/explain_module.yaml sha256:18173c3c80ea92785c3a2c0101f4676299b96b1d067eda3ffb9273d93927b767
+// Source: schema/tools/repo/get_architecture.yaml sha256:a2fa39a9386cfec1cb6928c5d01696dbb71750b5f3fdba2fd66ddf54be64a3df
+// Source: schema/tools/repo/get_change_impact.yaml sha256:9d6b5fe6da5dab4c8536949ba9af0ccdc97df0fbf3cb4fefa7a4285e8a2b812c
+// Source: schema/tools/repo/get_context_for_task.yaml sha256:51633a420038721216b97c92a499e21599d5b5a305de0a5da66e3f195dc545c9
+// Source: schema/tools/repo/get_conventions.yaml sha256:6b4772556f7d8b0df662387ca561afa80f0d33885d762b5dd78ce68401248580
+// Source: schema/tools/repo/get_decisions.yaml sha256:fed1ed547035a1be63c91eb2f627cd768d2dc89b4e88af1b9e20004fba91eb24
+// Source: schema/tools/repo/get_dependencies.yaml sha256:acc325ed999afdd5bc23bca8444ff07b2bb75e7127b56a8ec470c0fdbe26a7bf
+// Source: schema/tools/repo/get_dependents.yaml sha256:ec3db4145bd3e74330acef0c8af581ef3aee74e338ccac0b7d49c2b7c2cef3a4
+// Source: schema/tools/repo/get_module_history.yaml sha256:437b443bed321afbd68d21797966ad80be3675e763ed06c7bd64e064974fec70
+// Source: schema/tools/repo/get_repository_context.yaml sha256:1847dd6d894b6a606db5bf5b5eaad25c4b27e073191a9ec91f219552bb02a614
+// Source: schema/tools/repo/get_revision_diff.yaml sha256:008023dd6f9a1691a4b0944ea887cc95bb731b967c0f1784b3915788bdd83cad
+// Source: schema/tools/repo/get_revision_snapshot.yaml sha256:4b504a53d08426967543ca3264afd92d66501c9f4baf6ead7e1de8750e2f10a3
+// Source: schema/tools/repo/search_context.yaml sha256:940c2984387f6353cb5ad8e0aae7b99982d40bd068cac887582341688550e74e
 // Source: schema/toolsets.yaml sha256:f7f0b7ef40fda9744b77efbfe0be7fe816eb15509b334bb5d7a69b8e0d635b88
 
 package repo
@@ -35,14 +35,14 @@ func Flags(tool string) []cli.Flag {
 			&cli.StringFlag{Name: "target", Usage: "a module id, directory, file or package name to centre on"},
 			&cli.Int64Flag{Name: "maxModules", Aliases: []string{"max-modules"}, Usage: "most modules to include (default 5)"},
 			&cli.StringFlag{Name: "root", Usage: "the repository root to analyse (default: the server's root); must be inside it"},
-			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within a size budget, evidence dropped; full: everything, evidence included (default compact); one of compact, full"},
+			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within 25,000 characters, evidence dropped; full: with the evidence, within the same bound (truncated says what either left out and how to ask for it) (default compact); one of compact, full"},
 		}
 	case "get_change_impact":
 		return []cli.Flag{
 			&cli.StringFlag{Name: "target", Usage: "a file, directory or module id (required)"},
 			&cli.Int64Flag{Name: "maxFiles", Aliases: []string{"max-files"}, Usage: "most affected files to list (default 100)"},
 			&cli.StringFlag{Name: "root", Usage: "the repository root to analyse (default: the server's root); must be inside it"},
-			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within a size budget, evidence dropped; full: everything, evidence included (default compact); one of compact, full"},
+			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within 25,000 characters, evidence dropped; full: with the evidence, within the same bound (truncated says what either left out and how to ask for it) (default compact); one of compact, full"},
 		}
 	case "get_repository_context":
 		return []cli.Flag{
@@ -53,25 +53,25 @@ func Flags(tool string) []cli.Flag {
 			&cli.Int64Flag{Name: "maxDecisions", Aliases: []string{"max-decisions"}, Usage: "most decisions (default 20)"},
 			&cli.Int64Flag{Name: "maxCycles", Aliases: []string{"max-cycles"}, Usage: "most dependency cycles (default 10)"},
 			&cli.StringFlag{Name: "root", Usage: "the repository root to analyse (default: the server's root); must be inside it"},
-			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within a size budget, evidence dropped; full: everything, evidence included (default compact); one of compact, full"},
+			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within 25,000 characters, evidence dropped; full: with the evidence, within the same bound (truncated says what either left out and how to ask for it) (default compact); one of compact, full"},
 		}
 	case "explain_module":
 		return []cli.Flag{
 			&cli.StringFlag{Name: "path", Usage: "a module id, or a directory or file inside the module (required)"},
 			&cli.StringFlag{Name: "root", Usage: "the repository root to analyse (default: the server's root); must be inside it"},
-			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within a size budget, evidence dropped; full: everything, evidence included (default compact); one of compact, full"},
+			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within 25,000 characters, evidence dropped; full: with the evidence, within the same bound (truncated says what either left out and how to ask for it) (default compact); one of compact, full"},
 		}
 	case "get_dependencies":
 		return []cli.Flag{
 			&cli.StringFlag{Name: "module", Usage: "a module id, directory or file (default: every module)"},
 			&cli.StringFlag{Name: "root", Usage: "the repository root to analyse (default: the server's root); must be inside it"},
-			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within a size budget, evidence dropped; full: everything, evidence included (default compact); one of compact, full"},
+			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within 25,000 characters, evidence dropped; full: with the evidence, within the same bound (truncated says what either left out and how to ask for it) (default compact); one of compact, full"},
 		}
 	case "get_dependents":
 		return []cli.Flag{
 			&cli.StringFlag{Name: "module", Usage: "a module id, directory or file (required)"},
 			&cli.StringFlag{Name: "root", Usage: "the repository root to analyse (default: the server's root); must be inside it"},
-			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within a size budget, evidence dropped; full: everything, evidence included (default compact); one of compact, full"},
+			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within 25,000 characters, evidence dropped; full: with the evidence, within the same bound (truncated says what either left out and how to ask for it) (default compact); one of compact, full"},
 		}
 	case "search_context":
 		return []cli.Flag{
@@ -79,45 +79,45 @@ func Flags(tool string) []cli.Flag {
 			&cli.Int64Flag{Name: "limit", Usage: "most results (default 10)"},
 			&cli.StringSliceFlag{Name: "types", Usage: "the kinds of result (default: all)"},
 			&cli.StringFlag{Name: "root", Usage: "the repository root to analyse (default: the server's root); must be inside it"},
-			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within a size budget, evidence dropped; full: everything, evidence included (default compact); one of compact, full"},
+			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within 25,000 characters, evidence dropped; full: with the evidence, within the same bound (truncated says what either left out and how to ask for it) (default compact); one of compact, full"},
 		}
 	case "get_module_history":
 		return []cli.Flag{
 			&cli.StringFlag{Name: "target", Usage: "a module id, directory or file (required)"},
 			&cli.Int64Flag{Name: "limit", Usage: "most commits (default 20)"},
 			&cli.StringFlag{Name: "root", Usage: "the repository root to analyse (default: the server's root); must be inside it"},
-			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within a size budget, evidence dropped; full: everything, evidence included (default compact); one of compact, full"},
+			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within 25,000 characters, evidence dropped; full: with the evidence, within the same bound (truncated says what either left out and how to ask for it) (default compact); one of compact, full"},
 		}
 	case "get_revision_diff":
 		return []cli.Flag{
 			&cli.StringFlag{Name: "revision", Usage: "a commit, tag or branch (required)"},
 			&cli.StringFlag{Name: "base", Usage: "the revision to compare with (default: its parent)"},
 			&cli.StringFlag{Name: "root", Usage: "the repository root to analyse (default: the server's root); must be inside it"},
-			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within a size budget, evidence dropped; full: everything, evidence included (default compact); one of compact, full"},
+			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within 25,000 characters, evidence dropped; full: with the evidence, within the same bound (truncated says what either left out and how to ask for it) (default compact); one of compact, full"},
 		}
 	case "get_revision_snapshot":
 		return []cli.Flag{
 			&cli.StringFlag{Name: "revision", Usage: "a commit, tag or branch (required)"},
 			&cli.StringFlag{Name: "root", Usage: "the repository root to analyse (default: the server's root); must be inside it"},
-			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within a size budget, evidence dropped; full: everything, evidence included (default compact); one of compact, full"},
+			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within 25,000 characters, evidence dropped; full: with the evidence, within the same bound (truncated says what either left out and how to ask for it) (default compact); one of compact, full"},
 		}
 	case "get_architecture":
 		return []cli.Flag{
 			&cli.StringFlag{Name: "module", Usage: "a module id, directory or file to centre on"},
 			&cli.StringFlag{Name: "root", Usage: "the repository root to analyse (default: the server's root); must be inside it"},
-			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within a size budget, evidence dropped; full: everything, evidence included (default compact); one of compact, full"},
+			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within 25,000 characters, evidence dropped; full: with the evidence, within the same bound (truncated says what either left out and how to ask for it) (default compact); one of compact, full"},
 		}
 	case "get_conventions":
 		return []cli.Flag{
 			&cli.StringFlag{Name: "category", Usage: "only this category (e.g. naming, imports, tests)"},
 			&cli.StringFlag{Name: "root", Usage: "the repository root to analyse (default: the server's root); must be inside it"},
-			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within a size budget, evidence dropped; full: everything, evidence included (default compact); one of compact, full"},
+			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within 25,000 characters, evidence dropped; full: with the evidence, within the same bound (truncated says what either left out and how to ask for it) (default compact); one of compact, full"},
 		}
 	case "get_decisions":
 		return []cli.Flag{
 			&cli.StringFlag{Name: "origin", Usage: "only explicit or only inferred decisions; one of explicit, inferred"},
 			&cli.StringFlag{Name: "root", Usage: "the repository root to analyse (default: the server's root); must be inside it"},
-			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within a size budget, evidence dropped; full: everything, evidence included (default compact); one of compact, full"},
+			&cli.StringFlag{Name: "detail", Usage: "compact: the same shape within 25,000 characters, evidence dropped; full: with the evidence, within the same bound (truncated says what either left out and how to ask for it) (default compact); one of compact, full"},
 		}
 	}
 	return nil

@@ -76,7 +76,8 @@ type Module struct {
 	KeyFiles    []string `json:"keyFiles,omitempty"` // what to read first
 	HasDocs     bool     `json:"hasDocs,omitempty"`
 	// Rank is the module's place in the engine's ranking of importance
-	// (analyze.RankModules), 0 first.
+	// (analyze.RankModulesStructurally: a committed file never
+	// reorders with an unrelated commit), 0 first.
 	Rank int `json:"rank"`
 	// Fingerprint changes when the module's shape does (files added or
 	// removed, exported symbols, dependencies), not on every edit; a doc
@@ -330,7 +331,7 @@ func modules(g *model.Graph, inStore func(string) bool) []Module {
 		}
 	}
 	rank := map[string]int{}
-	for i, m := range analyze.RankModules(g) {
+	for i, m := range analyze.RankModulesStructurally(g) {
 		rank[m.ID] = i
 	}
 	var out []Module

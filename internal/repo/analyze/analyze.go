@@ -44,7 +44,9 @@ type Source func(path string) ([]byte, error)
 // Options tune the analysis. The zero value means the defaults of the
 // original (windowDays 180, maxCommits 5000, recentDays 30, 1 MiB files).
 type Options struct {
-	// Now is the clock the git windows are measured from; zero is time.Now().
+	// Now is the end of the git windows (history, recent changes); zero
+	// is HEAD's commit date, so the activity of an idle repository is
+	// still its activity.
 	Now          time.Time
 	WindowDays   int
 	MaxCommits   int
@@ -65,10 +67,9 @@ const (
 	DefaultMaxFileBytes = 1 << 20
 )
 
+// withDefaults fills in the zero values but Now, whose zero means HEAD's
+// commit date (ReadHistory).
 func (o Options) withDefaults() Options {
-	if o.Now.IsZero() {
-		o.Now = time.Now()
-	}
 	if o.WindowDays <= 0 {
 		o.WindowDays = DefaultWindowDays
 	}

@@ -96,13 +96,51 @@ func markdownFiles(g *model.Graph) []string {
 		default:
 			continue
 		}
-		if f.Vendored || f.Generated || notDocs(f.Path) {
+		if f.Vendored || f.Generated || notDocs(f.Path) || notDecisions(f) {
 			continue
 		}
 		out = append(out, f.Path)
 	}
 	sort.Strings(out)
 	return out
+}
+
+// notDecisions reports a document that cannot record the project's
+// decisions, whatever it looks like: a test file, and anything under
+// tests, fixtures, examples or resources (a test resource named
+// 1377_iteration.md is the input of a test, not ADR 1377).
+func notDecisions(f *model.File) bool {
+	if f.Kind == model.FileTest {
+		return true
+	}
+	switch PeripheryOf(f.Path) {
+	case TestSupport, Example, Fuzz, Benchmark:
+		return true
+	}
+	lp := strings.ToLower(f.Path)
+	return strings.HasPrefix(lp, "resources/") || strings.Contains(lp, "/resources/")
+}
+
+// adrShaped reports a document written as an ADR: a status, an ADR or
+// Decision heading, or the sections of one (Context with Decision or
+// Consequences).
+func adrShaped(doc *mdDoc) bool {
+	if raw, _ := doc.status(); raw != "" {
+		return true
+	}
+	context, decision := false, false
+	for _, h := range doc.Headings {
+		t := strings.ToLower(strings.Trim(h.Title, " *_:"))
+		switch {
+		case reADRHeading.MatchString(h.Title):
+			return true
+		case t == "context" || t == "context and problem statement" || t == "problem statement":
+			context = true
+		case t == "decision" || t == "decision outcome" || t == "consequences" || t == "the decision":
+			decision = true
+		}
+	}
+	return context && decision
 }
 
 func normalizeStatus(raw string) (string, bool) {
@@ -129,7 +167,11 @@ func adrDecision(p string, doc *mdDoc) (model.Decision, bool) {
 		if m := reADRFile.FindStringSubmatch(baseName(p)); m != nil {
 			// Two digits ("01-intro.md") number chapters as often as
 			// decisions; they count only where decisions are kept.
-			if len(m[2]) >= 3 || strings.HasPrefix(strings.ToLower(baseName(p)), "adr") || inDir || frontStatus {
+			// Outside a decision directory a number is a chapter, an
+			// issue or a test case as often: the document must read as
+			// an ADR too.
+			named := strings.HasPrefix(strings.ToLower(baseName(p)), "adr")
+			if named || inDir || frontStatus || (len(m[2]) >= 3 && adrShaped(doc)) {
 				num, why = m[2], "file name carries an ADR number"
 				if num == "" {
 					why = "file name marks an ADR"
@@ -408,12 +450,57 @@ func configDecisions(g *model.Graph, src Source) []model.Decision {
 	return out
 }
 
-// dependencyDecisions: the most used framework and infrastructure
-// packages are decisions the code is built on.
+// dependencyDecisions: the framework and infrastructure packages the
+// project's own code is built on. They are weighed by production imports
+// of the root project (the code of the root manifests and of the
+// workspaces they declare; everything outside the periphery when there is
+// no root manifest): the modules that import a package, then the files.
+// A package one backend or one example imports is not what the code
+// builds on: it needs two importing modules, unless the project has one.
 func dependencyDecisions(g *model.Graph) []model.Decision {
+	ix := newIndex(g)
+	inProject := rootProject(g, ix)
+	type use struct {
+		modules map[string]bool
+		files   int
+	}
+	uses := map[string]*use{} // family + external name → its production use
+	projectModules := map[string]bool{}
+	for i := range g.Files {
+		f := &g.Files[i]
+		if f.Kind != model.FileSource || f.Vendored || f.Generated {
+			continue
+		}
+		m := ix.moduleOf(f.Path)
+		if m == "" || !inProject(m) {
+			continue
+		}
+		projectModules[m] = true
+		fam := familyOf(f.Path)
+		seen := map[string]bool{}
+		for _, imp := range f.Imports {
+			if imp.Kind != model.ImportExternal || imp.Target == "" {
+				continue
+			}
+			k := string(fam) + "\x00" + externalKey(fam, imp.Target)
+			u := uses[k]
+			if u == nil {
+				u = &use{modules: map[string]bool{}}
+				uses[k] = u
+			}
+			u.modules[m] = true
+			if !seen[k] {
+				seen[k] = true
+				u.files++
+			}
+		}
+	}
+	minModules := min(2, len(projectModules))
 	type cand struct {
-		ext *model.External
-		imp string
+		ext     *model.External
+		imp     string
+		modules []string
+		files   int
 	}
 	var cands []cand
 	for i := range g.External {
@@ -421,16 +508,25 @@ func dependencyDecisions(g *model.Graph) []model.Decision {
 		if e.Dev {
 			continue
 		}
-		if imp := packageImportance(e.Ecosystem, e.Name); imp != "" {
-			cands = append(cands, cand{e, imp})
+		imp := packageImportance(e.Ecosystem, e.Name)
+		if imp == "" {
+			continue
 		}
+		u := uses[string(ecosystemFamily[e.Ecosystem])+"\x00"+externalKey(ecosystemFamily[e.Ecosystem], e.Name)]
+		if u == nil || len(u.modules) < max(minModules, 1) {
+			continue
+		}
+		cands = append(cands, cand{e, imp, sortedKeys(u.modules), u.files})
 	}
 	sort.SliceStable(cands, func(i, j int) bool {
-		a, b := cands[i].ext, cands[j].ext
-		if len(a.UsedBy) != len(b.UsedBy) {
-			return len(a.UsedBy) > len(b.UsedBy)
+		a, b := cands[i], cands[j]
+		if len(a.modules) != len(b.modules) {
+			return len(a.modules) > len(b.modules)
 		}
-		return a.Name < b.Name
+		if a.files != b.files {
+			return a.files > b.files
+		}
+		return a.ext.Name < b.ext.Name
 	})
 	var out []model.Decision
 	seen := map[string]bool{}
@@ -447,22 +543,80 @@ func dependencyDecisions(g *model.Graph) []model.Decision {
 		if len(c.ext.Manifests) > 0 {
 			source = c.ext.Manifests[0]
 		}
-		evs := []model.Evidence{{File: source, Detail: fmt.Sprintf("declared as a dependency (%s %s)", c.ext.Ecosystem, c.ext.Version)}}
-		used := "imported by no module"
-		if n := len(c.ext.UsedBy); n > 0 {
-			used = fmt.Sprintf("imported by %d module%s: %s", n, plural(n), clip(strings.Join(c.ext.UsedBy, ", "), 120))
+		evs := []model.Evidence{
+			{File: source, Detail: fmt.Sprintf("declared as a dependency (%s %s)", c.ext.Ecosystem, c.ext.Version)},
+			{Detail: fmt.Sprintf("imported by %d production file%s in %d module%s of the project: %s", c.files, plural(c.files),
+				len(c.modules), plural(len(c.modules)), clip(strings.Join(c.modules, ", "), 120))},
 		}
-		evs = append(evs, model.Evidence{Detail: used})
 		out = append(out, model.Decision{
 			ID: id, Title: fmt.Sprintf("The code builds on %s (%s)", c.ext.Name, c.imp), Status: "accepted", Source: source,
 			Origin: "inferred", Kind: "dependency-signal",
-			Confidence: conf(minF(confDepMax, 0.5+0.05*float64(len(c.ext.UsedBy)))), Evidence: evs,
+			Confidence: conf(minF(confDepMax, 0.5+0.05*float64(len(c.modules)))), Evidence: evs,
 		})
 	}
 	return out
 }
 
+// externalKey is how an import's target and a declared package name
+// compare: PyPI names are case- and separator-insensitive (PEP 503).
+func externalKey(fam family, name string) string {
+	if fam == famPython {
+		return normalizePyName(name)
+	}
+	return name
+}
+
+func normalizePyName(s string) string {
+	return strings.ToLower(strings.NewReplacer("_", "-", ".", "-").Replace(s))
+}
+
+// rootProject reports the modules of the project the repository is for:
+// those whose nearest manifest is at the root, and the members of the
+// workspaces root manifests declare, outside the periphery (examples,
+// docs, tests, tooling). Without a root manifest that owns code, every
+// module outside the periphery is the project.
+func rootProject(g *model.Graph, ix *index) func(string) bool {
+	manifestDirs := map[string]bool{}
+	for _, mf := range g.Manifests {
+		manifestDirs[path.Dir(mf.Path)] = true
+	}
+	var members []string
+	for _, ws := range g.Workspaces {
+		if path.Dir(ws.Manifest) == "." {
+			members = append(members, ws.Members...)
+		}
+	}
+	owned := func(id string) bool {
+		for _, mem := range members {
+			if inDir(id, mem) {
+				return true
+			}
+		}
+		for d := id; ; d = path.Dir(d) {
+			if d != "." && manifestDirs[d] {
+				return false // a project of its own
+			}
+			if d == "." || d == "/" || d == "" {
+				return manifestDirs["."]
+			}
+		}
+	}
+	core := func(id string) bool { return PeripheryOf(id) == Core }
+	for i := range g.Modules {
+		if id := g.Modules[i].ID; core(id) && owned(id) && len(ix.byModule[id]) > 0 {
+			return func(id string) bool { return core(id) && owned(id) }
+		}
+	}
+	return core
+}
+
 var reNonAlnum = lazyregexp.New(`[^A-Z0-9]+`)
+
+// reHousekeeping matches the conventional-commit types that change how the
+// project is tested or built, not its architecture ("test(x): migrate the
+// tests", "chore: migrate the changelog tool"), unless marked breaking.
+// docs: stays a signal: it is how an ADR is committed.
+var reHousekeeping = lazyregexp.New(`(?i)^(test|tests|chore|ci|style|build|deps)(\([^)]*\))?:`)
 
 var ecosystemFamily = map[string]family{
 	"npm": famJS, "deno": famJS, "go": famGo, "cargo": famRust, "pypi": famPython, "maven": famJava, "gradle": famJava,
@@ -505,7 +659,7 @@ func gitDecisions(hist *History) []model.Decision {
 			break
 		}
 		m := reArchSubject.FindString(c.Subject)
-		if m == "" {
+		if m == "" || reHousekeeping.MatchString(c.Subject) {
 			continue
 		}
 		sha8 := c.SHA

@@ -25,7 +25,12 @@ func EntryPoints(g *model.Graph, obs *Observations, src Source) {
 }
 
 func entryPoints(g *model.Graph, ix *index, obs *Observations, src Source) {
-	eb := &epBuilder{ix: ix, byKey: map[string]*model.EntryPoint{}}
+	eb := &epBuilder{ix: ix, byKey: map[string]*model.EntryPoint{}, pythonPackages: map[string]bool{}}
+	for i := range g.Files {
+		if baseName(g.Files[i].Path) == "__init__.py" {
+			eb.pythonPackages[path.Dir(g.Files[i].Path)] = true
+		}
+	}
 
 	for i := range g.Manifests {
 		mf := &g.Manifests[i]
@@ -76,6 +81,8 @@ func entryPoints(g *model.Graph, ix *index, obs *Observations, src Source) {
 type epBuilder struct {
 	ix    *index
 	byKey map[string]*model.EntryPoint
+	// pythonPackages are the directories that hold an __init__.py.
+	pythonPackages map[string]bool
 }
 
 // add keeps one entry per (path, type): the most confident, with the
@@ -132,14 +139,35 @@ func (eb *epBuilder) resolve(dir, declared string) (string, bool) {
 	if dir == "." {
 		inner = rel
 	}
-	for _, out := range []string{"dist/", "build/", "lib/", "out/", "esm/", "cjs/"} {
-		if strings.HasPrefix(inner, out) {
-			if p, ok := try(path.Join(dir, "src", strings.TrimPrefix(inner, out))); ok {
+	// A build output (dist/esm/index.js, build/modern/index.cjs) is built
+	// from the source of the same name under src/: strip the output
+	// directory and the module-format directories below it.
+	if rest, ok := cutOutputDir(inner); ok {
+		for {
+			if p, ok := try(path.Join(dir, "src", rest)); ok {
 				return p, true
 			}
+			next, ok := cutOutputDir(rest)
+			if !ok {
+				break
+			}
+			rest = next
 		}
 	}
 	return rel, false
+}
+
+// outputDirs are where packages put what they build, and the module
+// formats they build it in.
+var outputDirs = []string{"dist/", "build/", "lib/", "out/", "esm/", "cjs/", "es/", "mjs/", "umd/", "modern/", "legacy/", "module/", "node/", "browser/", "src/"}
+
+func cutOutputDir(p string) (string, bool) {
+	for _, d := range outputDirs {
+		if rest, ok := strings.CutPrefix(p, d); ok && rest != "" {
+			return rest, true
+		}
+	}
+	return p, false
 }
 
 func (eb *epBuilder) declared(mf *model.Manifest, field, value, typ string) {
@@ -151,15 +179,17 @@ func (eb *epBuilder) declared(mf *model.Manifest, field, value, typ string) {
 	if p == "" {
 		return
 	}
-	detail := fmt.Sprintf("%s %q points here (%s)", path.Base(mf.Path), field, value)
-	c := confDeclared
 	if !ok {
-		c = confDeclaredGap
-		detail += ", but the file is not in the analysed tree"
-	} else if path.Clean(path.Join(dir, value)) != p {
+		// A build output that is not in the tree (dist/bin.js before a
+		// build) and has no source of that name is no entry point of
+		// the analysed revision.
+		return
+	}
+	detail := fmt.Sprintf("%s %q points here (%s)", path.Base(mf.Path), field, value)
+	if path.Clean(path.Join(dir, value)) != p {
 		detail += ", resolved to the source file"
 	}
-	eb.add(p, typ, c, model.Evidence{File: mf.Path, Detail: detail})
+	eb.add(p, typ, confDeclared, model.Evidence{File: mf.Path, Detail: detail})
 }
 
 type packageJSONFile struct {
@@ -226,12 +256,12 @@ func (eb *epBuilder) packageJSON(mf *model.Manifest, data []byte) {
 				continue
 			}
 			s := stem(p)
-			typ := "library"
+			typ := "cli" // a file a script runs is a command
 			switch {
 			case strings.Contains(name, "test") || strings.Contains(name, "spec") || strings.Contains(s, "test") || strings.Contains(s, "spec"):
 				typ = "test"
-			case reCLIStem.MatchString(s):
-				typ = "cli"
+			case reBuildScript.MatchString(name):
+				typ = "build"
 			case name == "start" || name == "dev" || name == "serve" || name == "preview" || name == "run":
 				typ = "application"
 			}
@@ -274,7 +304,8 @@ func exportTargets(raw json.RawMessage, depth int) []string {
 
 type cargoFile struct {
 	Package *struct {
-		Name string `toml:"name"`
+		Name  string `toml:"name"`
+		Build any    `toml:"build"` // a path, or false for none
 	} `toml:"package"`
 	Lib *struct {
 		Path string `toml:"path"`
@@ -304,6 +335,15 @@ func (eb *epBuilder) cargo(mf *model.Manifest, data []byte) {
 	}
 	if main := join("src/main.rs"); eb.has(main) {
 		eb.add(main, "package-bin", confDeclared, model.Evidence{File: mf.Path, Detail: "Cargo builds src/main.rs as the package's binary"})
+	}
+	build := "build.rs"
+	if b, ok := cf.Package.Build.(string); ok && b != "" {
+		build = b
+	}
+	if enabled, ok := cf.Package.Build.(bool); !ok || enabled {
+		if p := join(build); eb.has(p) {
+			eb.add(p, "build", confDeclared, model.Evidence{File: mf.Path, Detail: "Cargo runs " + build + " before it compiles the package: a build script"})
+		}
 	}
 	lib := "src/lib.rs"
 	if cf.Lib != nil && cf.Lib.Path != "" {
@@ -392,14 +432,32 @@ func (eb *epBuilder) consoleScript(mf *model.Manifest, name, target string) {
 
 // files applies the language, naming and behaviour rules file by file.
 func (eb *epBuilder) files(obs *Observations) {
-	pkgRoots := map[string]bool{}
+	manifestOf := map[string]string{} // directory → its manifest
 	for _, mf := range eb.ix.g.Manifests {
-		pkgRoots[path.Dir(mf.Path)] = true
+		if _, ok := manifestOf[path.Dir(mf.Path)]; !ok {
+			manifestOf[path.Dir(mf.Path)] = mf.Path
+		}
 	}
+	goModules := map[string]string{} // directory of a go.mod → its path
+	for _, mf := range eb.ix.g.Manifests {
+		if path.Base(mf.Path) == "go.mod" {
+			goModules[path.Dir(mf.Path)] = mf.Path
+		}
+	}
+	goRoots := map[string][]*model.File{} // a go.mod's directory → its package's files
 	for i := range eb.ix.g.Files {
 		f := &eb.ix.g.Files[i]
 		if f.Kind == model.FileTest {
 			eb.add(f.Path, "test", confTestFile, model.Evidence{File: f.Path, Detail: "test file"})
+			continue
+		}
+		if isBuildScript(f.Path) && !f.Vendored && !f.Generated && built(f) {
+			// Whatever it shows (and setup.py may be read as configuration).
+			fo := obs.File(f.Path)
+			if fo == nil {
+				fo = &FileObservation{}
+			}
+			eb.buildScript(f, fo)
 			continue
 		}
 		if !observable(f) {
@@ -415,13 +473,19 @@ func (eb *epBuilder) files(obs *Observations) {
 		for _, h := range fo.Signals {
 			sig[h.Signal] = h
 		}
-		if h, ok := sig[sigHTTPRoute]; ok {
-			eb.add(f.Path, "http-routes", confHTTPRoutes, model.Evidence{File: f.Path, Line: h.Line, Detail: h.Detail})
-		}
-		if h, ok := sig[sigWorker]; ok {
-			eb.add(f.Path, "worker", confWorkerEntry, model.Evidence{File: f.Path, Line: h.Line, Detail: h.Detail})
-		} else if h, ok := sig[sigSchedule]; ok && (fam == famJS || fam == famPython) {
-			eb.add(f.Path, "worker", confWorkerEntry, model.Evidence{File: f.Path, Line: h.Line, Detail: h.Detail})
+		periphery := PeripheryOf(f.Path)
+		// Test helpers and mocks register routes and start workers for
+		// the tests that use them: they are not how the program runs.
+		if periphery != TestSupport {
+			if h, ok := sig[sigHTTPRoute]; ok {
+				eb.add(f.Path, "http-routes", confHTTPRoutes, model.Evidence{File: f.Path, Line: h.Line, Detail: h.Detail})
+			}
+			if h, ok := sig[sigWorker]; ok {
+				eb.add(f.Path, "worker", confWorkerEntry, model.Evidence{File: f.Path, Line: h.Line, Detail: h.Detail})
+			} else if h, ok := sig[sigSchedule]; ok && (fam == famJS || fam == famPython) && !isUI(f.Path, sig) {
+				// A component polling with setInterval is no worker.
+				eb.add(f.Path, "worker", confWorkerEntry, model.Evidence{File: f.Path, Line: h.Line, Detail: h.Detail})
+			}
 		}
 
 		switch fam {
@@ -434,10 +498,15 @@ func (eb *epBuilder) files(obs *Observations) {
 					typ, c, why = "cli", confCLIName, "package main with func main under cmd/"
 				}
 				eb.add(f.Path, typ, c, model.Evidence{File: f.Path, Line: fo.MainFunc, Detail: why})
+			} else if !fo.GoPackageMain && f.Kind == model.FileSource && !f.Generated {
+				if _, ok := goModules[path.Dir(f.Path)]; ok {
+					goRoots[path.Dir(f.Path)] = append(goRoots[path.Dir(f.Path)], f)
+				}
 			}
 			continue
 		case famRust:
-			if fo.MainFunc > 0 && !strings.HasSuffix(f.Path, "src/main.rs") && !strings.Contains(f.Path, "/src/bin/") {
+			_, declared := eb.byKey[f.Path+"\x00package-bin"] // a Cargo target already
+			if fo.MainFunc > 0 && !declared && !strings.HasSuffix(f.Path, "src/main.rs") && !strings.Contains(f.Path, "/src/bin/") {
 				typ := "application"
 				if _, lib := sig[sigCLIFramework]; lib {
 					typ = "cli"
@@ -455,6 +524,9 @@ func (eb *epBuilder) files(obs *Observations) {
 				eb.add(f.Path, "cli", confPyMain, model.Evidence{File: f.Path, Detail: "__main__.py makes the package runnable with python -m"})
 				continue
 			}
+			if _, declared := eb.byKey[f.Path+"\x00package-bin"]; declared {
+				continue // a console script's module already
+			}
 			if fo.PyMainGuard > 0 {
 				typ := "application"
 				if _, lib := sig[sigCLIFramework]; lib {
@@ -465,6 +537,16 @@ func (eb *epBuilder) files(obs *Observations) {
 			}
 		}
 
+		// A module of a Python package runs as a command only through
+		// what the checks above found (a console script, __main__.py, a
+		// __main__ guard): that it imports click or argparse makes it a
+		// library's command-line support (flask/app.py), not a program.
+		if fam == famPython && !fo.Shebang && eb.inPythonPackage(f.Path) {
+			if baseName(f.Path) == "__init__.py" && periphery != TestSupport {
+				eb.pythonPackage(f, manifestOf)
+			}
+			continue
+		}
 		// Script languages: a file is runnable on its own, so names count.
 		if h, lib := sig[sigCLIFramework]; lib || reCLIStem.MatchString(s) || fo.Shebang {
 			c, ev := confCLIName, model.Evidence{File: f.Path, Detail: fmt.Sprintf("file name follows command-line conventions (%q)", baseName(f.Path))}
@@ -476,13 +558,15 @@ func (eb *epBuilder) files(obs *Observations) {
 			eb.add(f.Path, "cli", c, ev)
 			continue
 		}
-		if reWorkerStem.MatchString(s) {
+		if reWorkerStem.MatchString(s) && periphery != TestSupport {
 			eb.add(f.Path, "worker", confWorkerEntry, model.Evidence{File: f.Path, Detail: fmt.Sprintf("file name follows worker conventions (%q)", baseName(f.Path))})
 			continue
 		}
 		dir := path.Dir(f.Path)
-		atRoot := pkgRoots[dir] || (path.Base(dir) == "src" && pkgRoots[path.Dir(dir)])
-		if atRoot && reApplicationStem.MatchString(s) {
+		_, atManifest := manifestOf[dir]
+		_, atSrc := manifestOf[path.Dir(dir)]
+		atRoot := atManifest || (path.Base(dir) == "src" && atSrc)
+		if atRoot && reApplicationStem.MatchString(s) && !eb.declaredByManifest(f.Path) {
 			typ, c := "application", confAppName
 			if strings.EqualFold(s, "index") {
 				c = confIndex
@@ -493,13 +577,117 @@ func (eb *epBuilder) files(obs *Observations) {
 			eb.add(f.Path, typ, c, model.Evidence{File: f.Path, Detail: fmt.Sprintf("entry file name at the package's source root (%q)", baseName(f.Path))})
 			continue
 		}
-		if fam == famJS && strings.EqualFold(s, "index") && f.Module != "" && f.Module != f.Path {
+		if fam == famJS && strings.EqualFold(s, "index") && f.Module != "" && f.Module != f.Path && !eb.declaredByManifest(f.Path) {
 			eb.add(f.Path, "library", confBarrel, model.Evidence{File: f.Path, Detail: "module index file: the module's public surface"})
 		}
-		if fam == famPython && baseName(f.Path) == "__init__.py" && pkgRoots[path.Dir(dir)] {
-			eb.add(f.Path, "library", confBarrel, model.Evidence{File: f.Path, Detail: "top-level Python package"})
+	}
+	eb.goRootPackages(goModules, goRoots)
+}
+
+// isUI reports a file of a user interface: a JSX file, or one that
+// imports a UI framework.
+func isUI(p string, sig map[string]SignalHit) bool {
+	switch strings.ToLower(path.Ext(p)) {
+	case ".tsx", ".jsx":
+		return true
+	}
+	_, ui := sig[sigUIFramework]
+	return ui
+}
+
+// declaredByManifest reports a file a manifest already names as the
+// package's main, export or binary: its word wins over the file's name.
+func (eb *epBuilder) declaredByManifest(p string) bool {
+	for _, typ := range []string{"package-main", "package-export", "package-bin"} {
+		if _, ok := eb.byKey[p+"\x00"+typ]; ok {
+			return true
 		}
 	}
+	return false
+}
+
+// inPythonPackage reports a Python file inside a package: a directory
+// with an __init__.py, or one below such a directory (an implicit
+// namespace package inside a regular one, flask/sansio).
+func (eb *epBuilder) inPythonPackage(p string) bool {
+	for d := path.Dir(p); d != "." && d != "/" && d != ""; d = path.Dir(d) {
+		if eb.pythonPackages[d] {
+			return true
+		}
+	}
+	return false
+}
+
+// pythonPackage lists a top-level package of a distribution as its
+// library: the package directory beside the manifest, or under src/ (the
+// src layout).
+func (eb *epBuilder) pythonPackage(f *model.File, manifestOf map[string]string) {
+	pkg := path.Dir(f.Path)
+	parent := path.Dir(pkg)
+	mf, ok := manifestOf[parent]
+	if !ok && path.Base(parent) == "src" {
+		mf, ok = manifestOf[path.Dir(parent)]
+	}
+	if !ok {
+		return
+	}
+	ev := model.Evidence{File: mf, Detail: fmt.Sprintf("top-level Python package %q of the distribution %s declares", path.Base(pkg), path.Base(mf))}
+	c := confBarrel
+	for _, m := range eb.ix.g.Manifests {
+		if m.Path == mf && m.Name != "" && normalizePyName(m.Name) == normalizePyName(path.Base(pkg)) {
+			c = confPyMain // the package the distribution is named after
+			ev.Detail += ", named after it"
+		}
+	}
+	eb.add(f.Path, "library", c, ev)
+}
+
+// goRootPackages lists the package in a Go module's own directory as the
+// module's library (the package its import path names), by the file that
+// carries the package's name or documentation.
+func (eb *epBuilder) goRootPackages(goModules map[string]string, roots map[string][]*model.File) {
+	for _, dir := range sortedKeys(roots) {
+		files := roots[dir]
+		pick := files[0]
+		for _, f := range files {
+			b := strings.TrimSuffix(baseName(f.Path), ".go")
+			if (f.Package != "" && b == f.Package) || b == "doc" || b == path.Base(pathOrRoot(dir)) {
+				pick = f
+				break
+			}
+		}
+		eb.add(pick.Path, "library", confGoMain, model.Evidence{File: goModules[dir], Detail: "the module's root package: what its import path names"})
+	}
+}
+
+func pathOrRoot(dir string) string {
+	if dir == "." {
+		return ""
+	}
+	return dir
+}
+
+// buildScript gives a build script (build.rs, setup.py, Gradle build
+// logic) the type build, whatever else it shows: it runs when the project
+// is built, not when it is used.
+func (eb *epBuilder) buildScript(f *model.File, fo *FileObservation) {
+	line := fo.MainFunc
+	if line == 0 {
+		line = fo.PyMainGuard
+	}
+	why := "a build script: it runs when the project is built"
+	switch {
+	case baseName(f.Path) == "build.rs":
+		why = "Cargo's build script: it runs before the package is compiled"
+	case baseName(f.Path) == "setup.py":
+		why = "setuptools' build script: it runs when the distribution is built or installed"
+	case strings.Contains(f.Path, ".gradle") || strings.Contains(f.Path, "buildSrc/") || strings.Contains(f.Path, "build-logic/"):
+		why = "Gradle build logic: it runs when the build is configured"
+		if line == 0 {
+			return // a build file, not a program
+		}
+	}
+	eb.add(f.Path, "build", confCLIName, model.Evidence{File: f.Path, Line: line, Detail: why})
 }
 
 // readSource reads a file through src, nil when it cannot.

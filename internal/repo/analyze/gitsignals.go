@@ -2,7 +2,9 @@ package analyze
 
 import (
 	"context"
+	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,7 +17,9 @@ import (
 // paths each touched. Module figures are computed from it without going
 // back to git, so a change of module layout does not re-read history.
 type History struct {
-	Head       string
+	Head string
+	// Now is where the window ends: HEAD's commit date, or the clock the
+	// options gave.
 	Now        time.Time
 	WindowDays int
 	RecentDays int
@@ -35,18 +39,30 @@ type HistoryCommit struct {
 }
 
 // ReadHistory reads the last opts.MaxCommits commits of the last
-// opts.WindowDays days in one `git log` pass.
+// opts.WindowDays days in one `git log` pass. The days are counted back
+// from opts.Now when it is set, else from HEAD's commit date: a repository
+// nobody committed to for a year still shows the activity that made it,
+// and the figures of one commit do not change with the day they are read.
 func ReadHistory(ctx context.Context, repo *git.Repo, opts Options) (*History, error) {
+	anchor := opts.Now
 	opts = opts.withDefaults()
 	head, err := repo.Head(ctx)
 	if err != nil {
 		return nil, err
 	}
-	h := &History{Head: head, Now: opts.Now, WindowDays: opts.WindowDays, RecentDays: opts.RecentDays}
+	if anchor.IsZero() && head != "" {
+		if anchor, err = commitTime(ctx, repo, head); err != nil {
+			return nil, err
+		}
+	}
+	if anchor.IsZero() {
+		anchor = time.Now() // no commits: an empty window
+	}
+	h := &History{Head: head, Now: anchor, WindowDays: opts.WindowDays, RecentDays: opts.RecentDays}
 	if head == "" {
 		return h, nil
 	}
-	since := opts.Now.AddDate(0, 0, -opts.WindowDays)
+	since := anchor.AddDate(0, 0, -opts.WindowDays)
 	err = repo.EachCommit(ctx, git.LogOptions{
 		Rev: head, MaxCount: opts.MaxCommits + 1, NoMerges: true, Files: true, Since: since,
 	}, func(c git.Commit) error {
@@ -69,6 +85,20 @@ func ReadHistory(ctx context.Context, repo *git.Repo, opts Options) (*History, e
 		return nil, err
 	}
 	return h, nil
+}
+
+// commitTime is the committer date of a commit: when it became part of
+// the history, which is what "the repository's activity up to HEAD" means.
+func commitTime(ctx context.Context, repo *git.Repo, sha string) (time.Time, error) {
+	out, err := repo.Run(ctx, "log", "-1", "--format=%ct", sha, "--")
+	if err != nil {
+		return time.Time{}, err
+	}
+	secs, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("the commit date of %s: %q: %w", sha, out, err)
+	}
+	return time.Unix(secs, 0).UTC(), nil
 }
 
 // authorKey identifies a person across name spellings by email.
@@ -102,7 +132,7 @@ func gitSignals(g *model.Graph, ix *index, h *History) {
 	accs := map[string]*acc{}
 	recentStart := h.Now.AddDate(0, 0, -h.RecentDays)
 	people := map[string]bool{}
-	sum := &model.GitSummary{WindowDays: h.WindowDays}
+	sum := &model.GitSummary{WindowDays: h.WindowDays, WindowEnd: h.Now}
 	for i := range h.Commits {
 		c := &h.Commits[i]
 		key := authorKey(c)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kontext-dev/kontext/internal/lazyregexp"
 	"github.com/kontext-dev/kontext/internal/repo/model"
+	"github.com/kontext-dev/kontext/internal/repo/scan"
 )
 
 // Observations are the per-file facts the heuristics count: signals with
@@ -202,6 +203,14 @@ var rulesByFamily = func() map[family][]contentRule {
 	return m
 }()
 
+var lexedByFamily = func() map[family][]lexedRule {
+	m := map[family][]lexedRule{}
+	for _, r := range lexedRules {
+		m[r.Fam] = append(m[r.Fam], r)
+	}
+	return m
+}()
+
 var (
 	// The JS statement regexps are anchored at the start of the text: they
 	// run only where a line's first word is import or export (jsStatements),
@@ -213,13 +222,61 @@ var (
 	reJSDefault    = lazyregexp.New(`^export\s+default\b`)
 	reJSNamed      = lazyregexp.New(`^export\s+(?:declare\s+)?(?:const|let|var|function|async\s+function|class|abstract\s+class|interface|type\s+\w|enum|namespace)\b|^export\s*\{`)
 	reGoMainPkg    = lazyregexp.New(`(?m)^package\s+main\s*$`)
-	reMainFunc     = map[family]*lazyregexp.Regexp{
+	// reMainFunc finds the candidates for a main function in the raw
+	// text; reMainCode confirms one on a line of code (scan.CodeLines),
+	// which is also the declaration's line.
+	reMainFunc = map[family]*lazyregexp.Regexp{
 		famGo:   lazyregexp.New(`(?m)^func\s+main\(\)`),
-		famRust: lazyregexp.New(`(?m)^\s*(?:pub\s+)?(?:async\s+)?fn\s+main\s*\(`),
-		famJava: lazyregexp.New(`(?m)\bstatic\s+void\s+main\s*\(|^\s*fun\s+main\s*\(`),
+		famRust: lazyregexp.New(`\bfn\s+main\s*\(`),
+		famJava: lazyregexp.New(`\bstatic\s+void\s+main\s*\(|\bfun\s+main\s*\(`),
 	}
-	rePyMainGuard = lazyregexp.New(`(?m)^if\s+__name__\s*==\s*['"]__main__['"]`)
+	reMainCode = map[family]*lazyregexp.Regexp{
+		famGo:   lazyregexp.New(`^func main\(\)`),
+		famRust: lazyregexp.New(`(?:^|[^\w:])fn main\(`),
+		famJava: lazyregexp.New(`\bstatic void main\(|(?:^|[^\w.])fun main\(`),
+	}
+	rePyMainGuard     = lazyregexp.New(`(?m)^if\s+__name__\s*==\s*['"]__main__['"]`)
+	rePyMainGuardCode = lazyregexp.New(`^if\s+__name__\s*==\s*s\s*:`)
 )
+
+// code is a file's code lines (scan.CodeLines), read on first use: most
+// files never need them.
+type code struct {
+	path    string
+	content []byte
+	read    bool
+	lines   []scan.CodeLine
+}
+
+// first is the first line of code re matches (0: none); accept, when
+// set, must agree.
+func (c *code) first(re *lazyregexp.Regexp, accept func(line int) bool) int {
+	if !c.read {
+		c.read = true
+		c.lines = scan.CodeLines(c.path, c.content)
+	}
+	for _, l := range c.lines {
+		if re.MatchString(l.Text) && (accept == nil || accept(l.Line)) {
+			return l.Line
+		}
+	}
+	return 0
+}
+
+// rawLine is line n of content (1-based), without its newline.
+func rawLine(content []byte, n int) []byte {
+	for i := 1; i < n; i++ {
+		j := bytes.IndexByte(content, '\n')
+		if j < 0 {
+			return nil
+		}
+		content = content[j+1:]
+	}
+	if j := bytes.IndexByte(content, '\n'); j >= 0 {
+		return content[:j]
+	}
+	return content
+}
 
 // observeFile never fails: whatever the content, it records what it can.
 func observeFile(f *model.File, content []byte) *FileObservation {
@@ -246,11 +303,25 @@ func observeFile(f *model.File, content []byte) *FileObservation {
 		return fo
 	}
 	ext := strings.ToLower(path.Ext(f.Path))
+	applies := func(r *contentRule) bool {
+		return !seen[r.Signal] && (len(r.Exts) == 0 || hasString(r.Exts, ext)) && (len(r.AnyOf) == 0 || containsAny(content, r.AnyOf))
+	}
 	for _, r := range rulesByFamily[fam] {
-		if seen[r.Signal] || (len(r.Exts) > 0 && !hasString(r.Exts, ext)) || (len(r.AnyOf) > 0 && !containsAny(content, r.AnyOf)) {
+		if !applies(&r) {
 			continue
 		}
 		if line := findLine(content, r.Needle, r.Re); line > 0 {
+			add(SignalHit{Signal: r.Signal, Line: line, Detail: r.Detail})
+		}
+	}
+	// Entry points come from code only: the raw text finds candidates,
+	// the lexer's lines confirm them and give the declaration's line.
+	cl := &code{path: f.Path, content: content}
+	for _, r := range lexedByFamily[fam] {
+		if !applies(&r.contentRule) || findLine(content, r.Needle, r.Re) == 0 {
+			continue
+		}
+		if line := cl.first(r.Code, nil); line > 0 {
 			add(SignalHit{Signal: r.Signal, Line: line, Detail: r.Detail})
 		}
 	}
@@ -260,19 +331,19 @@ func observeFile(f *model.File, content []byte) *FileObservation {
 		observeJS(fo, content)
 	case famGo:
 		// Literal checks first: a regexp over every byte of every file is
-		// the cost of a large tree.
-		fo.GoPackageMain = bytes.Contains(content, []byte("package main")) && reGoMainPkg.Match(content)
+		// the cost of a large tree. The scan read the package clause.
+		if f.Package != "" {
+			fo.GoPackageMain = f.Package == "main"
+		} else {
+			fo.GoPackageMain = bytes.Contains(content, []byte("package main")) && reGoMainPkg.Match(content)
+		}
 	case famPython:
-		if bytes.Contains(content, []byte("__main__")) {
-			if loc := rePyMainGuard.FindIndex(content); loc != nil {
-				fo.PyMainGuard = lineAt(content, loc[0])
-			}
+		if bytes.Contains(content, []byte("__main__")) && rePyMainGuard.Match(content) {
+			fo.PyMainGuard = cl.first(rePyMainGuardCode, func(l int) bool { return bytes.Contains(rawLine(content, l), []byte("__main__")) })
 		}
 	}
-	if re := reMainFunc[fam]; re != nil && bytes.Contains(content, []byte("main")) && (fam != famGo || fo.GoPackageMain) {
-		if loc := re.FindIndex(content); loc != nil {
-			fo.MainFunc = lineAt(content, loc[0])
-		}
+	if re := reMainFunc[fam]; re != nil && bytes.Contains(content, []byte("main")) && (fam != famGo || fo.GoPackageMain) && re.Match(content) {
+		fo.MainFunc = cl.first(reMainCode[fam], nil)
 	}
 	fo.ErrorTypes, fo.Sentinels = errorDecls(fam, content)
 	return fo

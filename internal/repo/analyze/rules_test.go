@@ -301,12 +301,16 @@ func TestEntryPointsFromManifests(t *testing.T) {
 		{"py/src/pkg/cli.py", "package-bin", 0.99},
 		{"py/src/pkg/__main__.py", "cli", 0.9},
 		{"old/old/main.py", "package-bin", 0.99},
-		{"ghost/missing.js", "package-main", 0.6},
 	} {
 		ep := findEntry(g, w.path, w.typ)
 		if ep == nil || ep.Confidence != w.conf {
 			t.Errorf("%s %s: %s", w.path, w.typ, dumpJSON(ep))
 		}
+	}
+	// A declared file that is not in the tree (and has no source of its
+	// name) is no entry point of the analysed revision.
+	if ep := findEntry(g, "ghost/missing.js", "package-main"); ep != nil {
+		t.Errorf("a missing file is listed: %s", dumpJSON(ep))
 	}
 	if ep := findEntry(g, "src/index.ts", "package-export"); ep != nil && len(ep.Evidence) > 4 {
 		t.Errorf("evidence is bounded")

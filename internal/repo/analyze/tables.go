@@ -466,18 +466,17 @@ type contentRule struct {
 	AnyOf  []string
 }
 
+// lexedRule is a content rule whose raw match is only a candidate: the
+// hit is the first line of the file's code (scan.CodeLines: comments
+// gone, string literals reduced to `"/"` or `""`, Python's to `s`) that
+// Code matches. The rules that make entry points are lexed, so that a
+// route in a docstring or a ticker in a comment is none.
+type lexedRule struct {
+	contentRule
+	Code *lazyregexp.Regexp
+}
+
 var contentRules = []contentRule{
-	// HTTP route registration
-	{famJS, sigHTTPRoute, ".", lazyregexp.New(`\b\w*(?:[aA]pp|[rR]outer|[sS]erver|[aA]pi|[rR]outes?|fastify)\.(get|post|put|patch|delete|all|route)\(\s*['"` + "`" + `]/`), "registers an HTTP route", nil,
-		[]string{".get(", ".post(", ".put(", ".patch(", ".delete(", ".all(", ".route("}},
-	{famJS, sigHTTPRoute, "@", lazyregexp.New(`@(Get|Post|Put|Patch|Delete|All)\(`), "declares a route handler decorator", nil, nil},
-	{famGo, sigHTTPRoute, "(\"/", lazyregexp.New(`\.(HandleFunc|Handle|GET|POST|PUT|PATCH|DELETE|Get|Post|Put|Patch|Delete|Group|Route)\(\s*"/`), "registers an HTTP route", nil, nil},
-	{famPython, sigHTTPRoute, "@", lazyregexp.New(`^\s*@\w+\.(get|post|put|patch|delete|route|api_route)\(`), "declares a route handler", nil, nil},
-	{famPython, sigHTTPRoute, "path(", lazyregexp.New(`\b(re_)?path\(\s*r?['"]`), "declares a URL route", nil, nil},
-	{famJava, sigHTTPRoute, "Mapping", lazyregexp.New(`@(Get|Post|Put|Patch|Delete|Request)Mapping\b`), "declares a request mapping", nil, nil},
-	{famJava, sigHTTPRoute, "@Path", lazyregexp.New(`@Path\(`), "declares a JAX-RS resource path", nil, nil},
-	{famRust, sigHTTPRoute, "#[", lazyregexp.New(`#\[(get|post|put|patch|delete)\(\s*"/`), "declares a route handler", nil, nil},
-	{famRust, sigHTTPRoute, ".route(", lazyregexp.New(`\.route\(\s*"/`), "registers an HTTP route", nil, nil},
 	// network listeners
 	{famJS, sigHTTPFramework, ".listen(", nil, "binds a network listener", nil, nil},
 	{famGo, sigHTTPFramework, "ListenAndServe", nil, "binds an HTTP listener", nil, nil},
@@ -488,15 +487,6 @@ var contentRules = []contentRule{
 	// events
 	{famJS, sigEventEmitter, "EventEmitter", nil, "uses EventEmitter", nil, nil},
 	{famJS, sigEventEmitter, ".emit(", nil, "emits events", nil, nil},
-	// workers and scheduling
-	{famJS, sigWorker, "new Worker(", nil, "starts a worker thread", nil, nil},
-	{famJS, sigSchedule, "setInterval(", nil, "schedules recurring work with setInterval", nil, nil},
-	{famJS, sigSchedule, "cron.schedule(", nil, "schedules a cron job", nil, nil},
-	{famGo, sigSchedule, "time.NewTicker(", nil, "schedules recurring work with a ticker", nil, nil},
-	{famGo, sigSchedule, "time.Tick(", nil, "schedules recurring work with a ticker", nil, nil},
-	{famJava, sigSchedule, "@Scheduled", nil, "declares a scheduled task", nil, nil},
-	{famRust, sigSchedule, "time::interval(", nil, "schedules recurring work", nil, nil},
-	{famPython, sigSchedule, "schedule.every", nil, "schedules recurring work", nil, nil},
 	// browser and JSX
 	{famJS, sigBrowserAPI, "window.", lazyregexp.New(`\bwindow\.\w`), "uses window", nil, nil},
 	{famJS, sigBrowserAPI, "document.", lazyregexp.New(`\bdocument\.(getElement|querySelector|createElement|body|addEventListener|cookie|title)`), "uses document", nil, nil},
@@ -519,6 +509,40 @@ var contentRules = []contentRule{
 	{famJava, sigCustomError, "extends", reJavaErrorClass, "declares an exception class", nil, nil},
 	{famRust, sigCustomError, "Error for", reRustErrorImpl, "implements std::error::Error", nil, nil},
 	{famRust, sigCustomError, "#[error(", nil, "derives an error type", nil, nil},
+}
+
+// lexedRules are the content rules that make entry points (routes,
+// workers, schedules), confirmed on the code lines.
+var lexedRules = []lexedRule{
+	// HTTP route registration
+	{contentRule: contentRule{Fam: famJS, Signal: sigHTTPRoute, Needle: ".", Detail: "registers an HTTP route",
+		Re:    lazyregexp.New(`\b\w*(?:[aA]pp|[rR]outer|[sS]erver|[aA]pi|[rR]outes?|fastify)\.(get|post|put|patch|delete|all|route)\(\s*['"` + "`" + `]/`),
+		AnyOf: []string{".get(", ".post(", ".put(", ".patch(", ".delete(", ".all(", ".route("}}, Code: lazyregexp.New(`\b\w*(?:[aA]pp|[rR]outer|[sS]erver|[aA]pi|[rR]outes?|fastify)\.(get|post|put|patch|delete|all|route)\("/"`)},
+	{contentRule: contentRule{Fam: famJS, Signal: sigHTTPRoute, Needle: "@", Detail: "declares a route handler decorator",
+		Re: lazyregexp.New(`@(Get|Post|Put|Patch|Delete|All)\(`)}, Code: lazyregexp.New(`@(Get|Post|Put|Patch|Delete|All)\(`)},
+	{contentRule: contentRule{Fam: famGo, Signal: sigHTTPRoute, Needle: "(\"/", Detail: "registers an HTTP route",
+		Re: lazyregexp.New(`\.(HandleFunc|Handle|GET|POST|PUT|PATCH|DELETE|Get|Post|Put|Patch|Delete|Group|Route)\(\s*"/`)}, Code: lazyregexp.New(`\.(HandleFunc|Handle|GET|POST|PUT|PATCH|DELETE|Get|Post|Put|Patch|Delete|Group|Route)\("/"`)},
+	{contentRule: contentRule{Fam: famPython, Signal: sigHTTPRoute, Needle: "@", Detail: "declares a route handler",
+		Re: lazyregexp.New(`^\s*@\w+\.(get|post|put|patch|delete|route|api_route)\(`)}, Code: lazyregexp.New(`^@\w+\.(get|post|put|patch|delete|route|api_route)\(`)},
+	{contentRule: contentRule{Fam: famPython, Signal: sigHTTPRoute, Needle: "path(", Detail: "declares a URL route",
+		Re: lazyregexp.New(`\b(re_)?path\(\s*r?['"]`)}, Code: lazyregexp.New(`\b(re_)?path\(\s*s\b`)},
+	{contentRule: contentRule{Fam: famJava, Signal: sigHTTPRoute, Needle: "Mapping", Detail: "declares a request mapping",
+		Re: lazyregexp.New(`@(Get|Post|Put|Patch|Delete|Request)Mapping\b`)}, Code: lazyregexp.New(`@(Get|Post|Put|Patch|Delete|Request)Mapping\b`)},
+	{contentRule: contentRule{Fam: famJava, Signal: sigHTTPRoute, Needle: "@Path", Detail: "declares a JAX-RS resource path",
+		Re: lazyregexp.New(`@Path\(`)}, Code: lazyregexp.New(`@Path\(`)},
+	{contentRule: contentRule{Fam: famRust, Signal: sigHTTPRoute, Needle: "#[", Detail: "declares a route handler",
+		Re: lazyregexp.New(`#\[(get|post|put|patch|delete)\(\s*"/`)}, Code: lazyregexp.New(`#\[(get|post|put|patch|delete)\("/"`)},
+	{contentRule: contentRule{Fam: famRust, Signal: sigHTTPRoute, Needle: ".route(", Detail: "registers an HTTP route",
+		Re: lazyregexp.New(`\.route\(\s*"/`)}, Code: lazyregexp.New(`\.route\("/"`)},
+	// workers and scheduling
+	{contentRule: contentRule{Fam: famJS, Signal: sigWorker, Needle: "new Worker(", Detail: "starts a worker thread"}, Code: lazyregexp.New(`\bnew Worker\(`)},
+	{contentRule: contentRule{Fam: famJS, Signal: sigSchedule, Needle: "setInterval(", Detail: "schedules recurring work with setInterval"}, Code: lazyregexp.New(`\bsetInterval\(`)},
+	{contentRule: contentRule{Fam: famJS, Signal: sigSchedule, Needle: "cron.schedule(", Detail: "schedules a cron job"}, Code: lazyregexp.New(`\bcron\.schedule\(`)},
+	{contentRule: contentRule{Fam: famGo, Signal: sigSchedule, Needle: "time.NewTicker(", Detail: "schedules recurring work with a ticker"}, Code: lazyregexp.New(`\btime\.NewTicker\(`)},
+	{contentRule: contentRule{Fam: famGo, Signal: sigSchedule, Needle: "time.Tick(", Detail: "schedules recurring work with a ticker"}, Code: lazyregexp.New(`\btime\.Tick\(`)},
+	{contentRule: contentRule{Fam: famJava, Signal: sigSchedule, Needle: "@Scheduled", Detail: "declares a scheduled task"}, Code: lazyregexp.New(`@Scheduled\b`)},
+	{contentRule: contentRule{Fam: famRust, Signal: sigSchedule, Needle: "time::interval(", Detail: "schedules recurring work"}, Code: lazyregexp.New(`\btime::interval\(`)},
+	{contentRule: contentRule{Fam: famPython, Signal: sigSchedule, Needle: "schedule.every", Detail: "schedules recurring work"}, Code: lazyregexp.New(`\bschedule\.every\b`)},
 }
 
 // Error-type declarations, shared by the customError signal and the
@@ -603,12 +627,14 @@ var (
 	reApplicationStem = lazyregexp.New(`(?i)^(index|main|server|app|bootstrap|start)$`)
 	reWorkerStem      = lazyregexp.New(`(?i)^(worker|workers|job|jobs|scheduler|consumer)([-_.].*)?$`)
 	reScriptFile      = lazyregexp.New(`[\w./@-]+\.(?:[cm]?[jt]sx?|py)\b`)
+	// reBuildScript names the package.json scripts that build, check or
+	// release the package rather than run it.
+	reBuildScript = lazyregexp.New(`(?i)^(pre|post)?(build|compile|bundle|prepare|prepack|prepublish\w*|postinstall|install|generate|codegen|gen|release|publish|clean|lint|format|fmt|typecheck|check)([:_-].*)?$`)
 )
 
 // Entry-point confidences.
 const (
 	confDeclared    = 0.99 // a manifest says so
-	confDeclaredGap = 0.6  // a manifest says so, but the file is not in the tree
 	confScript      = 0.85
 	confTestFile    = 0.95
 	confHTTPRoutes  = 0.87

@@ -335,8 +335,11 @@ type Contributor struct {
 
 // GitSummary is the repository's history at a glance.
 type GitSummary struct {
-	Commits      int       `json:"commits"` // in the window
-	WindowDays   int       `json:"windowDays"`
+	Commits    int `json:"commits"` // in the window
+	WindowDays int `json:"windowDays"`
+	// WindowEnd is where the window of WindowDays ends: HEAD's commit
+	// date, so an idle repository still shows the activity that made it.
+	WindowEnd    time.Time `json:"windowEnd,omitzero"`
 	FirstCommit  time.Time `json:"firstCommit,omitzero"`
 	LastCommit   time.Time `json:"lastCommit,omitzero"`
 	Contributors int       `json:"contributors"`

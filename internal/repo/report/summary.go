@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kontext-dev/kontext/internal/repo"
+	"github.com/kontext-dev/kontext/internal/repo/analyze"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
 
@@ -94,17 +95,8 @@ func Summary(out io.Writer, snap *repo.Snapshot) error {
 
 func modules(w *writer, g *model.Graph) {
 	w.section("Modules (%s)", count(len(g.Modules)))
-	mods := make([]*model.Module, len(g.Modules))
-	for i := range g.Modules {
-		mods[i] = &g.Modules[i]
-	}
-	// The largest first: in a big tree they are the ones to know.
-	sort.SliceStable(mods, func(i, j int) bool {
-		if mods[i].Files != mods[j].Files {
-			return mods[i].Files > mods[j].Files
-		}
-		return mods[i].ID < mods[j].ID
-	})
+	// The engine's ranking, as the tools list them: the core first.
+	mods := analyze.RankModules(g)
 	rows := [][]string{{"MODULE", "BASIS", "LANGUAGE", "FILES", "LINES", "ROLES"}}
 	for i, m := range mods {
 		if i == maxModules {
@@ -125,7 +117,7 @@ func entryPoints(w *writer, g *model.Graph) {
 	// so they are counted.
 	var main []model.EntryPoint
 	tests := 0
-	for _, ep := range g.EntryPoints {
+	for _, ep := range analyze.RankEntryPoints(g, g.EntryPoints) {
 		if ep.Type == "test" {
 			tests++
 		} else {
@@ -253,7 +245,11 @@ func activity(w *writer, g *model.Graph) {
 		return
 	}
 	gs := g.Git
-	w.section("Git activity (last %d days)", gs.WindowDays)
+	if gs.WindowEnd.IsZero() {
+		w.section("Git activity (last %d days)", gs.WindowDays)
+	} else {
+		w.section("Git activity (%d days up to %s, HEAD's commit date)", gs.WindowDays, gs.WindowEnd.Format("2006-01-02"))
+	}
 	if gs.Commits == 0 {
 		w.printf("  no commits in the window\n")
 		return

@@ -1,13 +1,32 @@
 // Package results holds what the repo toolset's tools return. The tools'
 // output schemas are reflected from these types, so they are the contract:
-// compact and full answers have the same shape (compact drops evidence and
-// cuts lists to a size budget, saying so in Truncated).
+// compact and full answers have the same shape and the same size bound
+// (compact drops evidence, full keeps it; both cut lists to fit, saying so
+// in Truncated, with counts and how to ask for the rest).
+//
+// A list tagged `shape:"core"` is what its answer is for: when an answer
+// must be cut, the other lists give way first. A list tagged
+// `shape:"head"` keeps at least its first item (a module's top role).
 package results
 
 import (
 	"github.com/kontext-dev/kontext/internal/repo/analyze"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
+
+// Truncation says that a list (or a long text) of an answer was cut: a
+// tool's bound or the size bound of every answer. Field is the list's path
+// in the answer ("modules", or "modules[].usedBy" for the usedBy lists of
+// every module, counted together); Kept and Total count its items (a
+// text's characters) after and before the cut; Total is 0 where the cut
+// was made before anything could count the rest (a bound of the analysis
+// itself). Narrow says how to ask for what was left out.
+type Truncation struct {
+	Field  string `json:"field"`
+	Kept   int    `json:"kept"`
+	Total  int    `json:"total,omitempty"`
+	Narrow string `json:"narrow,omitempty"`
+}
 
 // ChangeImpact is what a change to a target would likely affect: the
 // analysis' answer (analyze.Impact), with Truncated naming the lists a
@@ -27,7 +46,7 @@ type ChangeImpact struct {
 	Tests                []analyze.ImpactFile `json:"tests"` // tests likely to exercise the change
 	Decisions            []analyze.ImpactRef  `json:"decisions"`
 	Conventions          []analyze.ImpactRef  `json:"conventions"`
-	Truncated            []string             `json:"truncated,omitempty"`
+	Truncated            []Truncation         `json:"truncated,omitempty"`
 }
 
 // RevisionDiff is what changed between two revisions (analyze.RevisionDiff).
@@ -40,8 +59,8 @@ type RevisionDiff struct {
 	HasChanges    bool                    `json:"hasChanges"`
 	// SecretFilesLeftOut are changed secret files (.env, keys, credentials),
 	// never listed in Files or counted in Modules.
-	SecretFilesLeftOut []string `json:"secretFilesLeftOut,omitempty"`
-	Truncated          []string `json:"truncated,omitempty"`
+	SecretFilesLeftOut []string     `json:"secretFilesLeftOut,omitempty"`
+	Truncated          []Truncation `json:"truncated,omitempty"`
 }
 
 // RevisionSnapshot is the tree of one revision, read without a checkout
@@ -59,8 +78,8 @@ type RevisionSnapshot struct {
 	Modules       []analyze.SnapshotModule `json:"modules"`
 	// SecretFilesLeftOut are the tree's secret files (.env, keys,
 	// credentials), never listed in Files nor counted anywhere else.
-	SecretFilesLeftOut []string `json:"secretFilesLeftOut,omitempty"`
-	Truncated          []string `json:"truncated,omitempty"`
+	SecretFilesLeftOut []string     `json:"secretFilesLeftOut,omitempty"`
+	Truncated          []Truncation `json:"truncated,omitempty"`
 }
 
 // ModuleSummary is a module in a list: what it is and how it sits in the
@@ -72,7 +91,7 @@ type ModuleSummary struct {
 	Language    string           `json:"language,omitempty"`
 	Description string           `json:"description,omitempty"`
 	Files       int              `json:"files"`
-	Roles       []model.Role     `json:"roles"`
+	Roles       []model.Role     `json:"roles" shape:"head"`
 	EntryPoints []string         `json:"entryPoints,omitempty"`
 	DependsOn   []string         `json:"dependsOn"`
 	UsedBy      []string         `json:"usedBy"`
@@ -89,15 +108,33 @@ type RepositoryContext struct {
 	Head          string             `json:"head,omitempty"`
 	Summary       model.Summary      `json:"summary"`
 	Workspaces    []model.Workspace  `json:"workspaces,omitempty"`
-	Modules       []ModuleSummary    `json:"modules"`
+	Modules       []ModuleSummary    `json:"modules" shape:"core"`
 	EntryPoints   []model.EntryPoint `json:"entryPoints"`
-	External      []model.External   `json:"externalDependencies"`
-	Conventions   []model.Convention `json:"conventions"`
-	Decisions     []model.Decision   `json:"decisions"`
-	Cycles        []model.Cycle      `json:"cycles"`
-	Violations    []model.Violation  `json:"layeringViolations"`
-	Git           *model.GitSummary  `json:"git,omitempty"`
-	Truncated     []string           `json:"truncated,omitempty"`
+	// External are the most used external dependencies, within a fifth
+	// of the answer; ExternalCounts counts them all.
+	External       []model.External   `json:"externalDependencies"`
+	ExternalCounts ExternalCounts     `json:"externalCounts"`
+	Conventions    []model.Convention `json:"conventions"`
+	Decisions      []model.Decision   `json:"decisions"`
+	Cycles         []model.Cycle      `json:"cycles"`
+	Violations     []model.Violation  `json:"layeringViolations"`
+	Git            *model.GitSummary  `json:"git,omitempty"`
+	Truncated      []Truncation       `json:"truncated,omitempty"`
+}
+
+// ExternalCounts counts a repository's external dependencies, listed or
+// not: all, the development ones, and by ecosystem (most first).
+type ExternalCounts struct {
+	Total       int              `json:"total"`
+	Development int              `json:"development"`
+	Ecosystems  []EcosystemCount `json:"ecosystems"`
+}
+
+// EcosystemCount is how many external dependencies come from one
+// ecosystem (go, npm, cargo, pypi, maven, …).
+type EcosystemCount struct {
+	Ecosystem string `json:"ecosystem"`
+	Count     int    `json:"count"`
 }
 
 // TaskContext is what an agent needs to start a task.
@@ -105,13 +142,13 @@ type TaskContext struct {
 	SchemaVersion int                    `json:"schemaVersion"`
 	Task          string                 `json:"task"`
 	Target        string                 `json:"target,omitempty"`
-	Modules       []ModuleSummary        `json:"modules"`
-	Files         []RankedFile           `json:"files"`
+	Modules       []ModuleSummary        `json:"modules" shape:"core"`
+	Files         []RankedFile           `json:"files" shape:"core"`
 	EntryPoints   []model.EntryPoint     `json:"entryPoints"`
 	Conventions   []model.Convention     `json:"conventions"`
 	Decisions     []model.Decision       `json:"decisions"`
 	RecentChanges []analyze.HistoryEntry `json:"recentChanges"`
-	Truncated     []string               `json:"truncated,omitempty"`
+	Truncated     []Truncation           `json:"truncated,omitempty"`
 }
 
 // RankedFile is a file worth reading for a task, and why.
@@ -135,7 +172,7 @@ type ModuleExplanation struct {
 	Conventions   []model.Convention     `json:"conventions"`
 	Decisions     []model.Decision       `json:"decisions"`
 	History       []analyze.HistoryEntry `json:"history"`
-	Truncated     []string               `json:"truncated,omitempty"`
+	Truncated     []Truncation           `json:"truncated,omitempty"`
 }
 
 // FileSummary is a file without its imports.
@@ -161,7 +198,7 @@ type Dependencies struct {
 	Module        string             `json:"module,omitempty"`
 	Internal      []model.Dependency `json:"internal"`
 	External      []model.External   `json:"external"`
-	Truncated     []string           `json:"truncated,omitempty"`
+	Truncated     []Truncation       `json:"truncated,omitempty"`
 }
 
 // Dependents is what depends on a module.
@@ -175,7 +212,7 @@ type Dependents struct {
 	// TestedBy are the edges of modules that import it only from their
 	// tests: the tests to run, not dependents a change travels through.
 	TestedBy  []model.Dependency `json:"testedBy"`
-	Truncated []string           `json:"truncated,omitempty"`
+	Truncated []Truncation       `json:"truncated,omitempty"`
 }
 
 // SearchResults are ranked matches.
@@ -183,7 +220,7 @@ type SearchResults struct {
 	SchemaVersion int            `json:"schemaVersion"`
 	Query         string         `json:"query"`
 	Results       []SearchResult `json:"results"`
-	Truncated     []string       `json:"truncated,omitempty"`
+	Truncated     []Truncation   `json:"truncated,omitempty"`
 }
 
 // SearchResult is one match and why it matched.
@@ -206,19 +243,19 @@ type ModuleHistory struct {
 	Commits       []analyze.HistoryEntry `json:"commits"`
 	// SecretFilesLeftOut are secret files the commits touched, never
 	// listed in their files.
-	SecretFilesLeftOut []string `json:"secretFilesLeftOut,omitempty"`
-	Truncated          []string `json:"truncated,omitempty"`
+	SecretFilesLeftOut []string     `json:"secretFilesLeftOut,omitempty"`
+	Truncated          []Truncation `json:"truncated,omitempty"`
 }
 
 // Architecture is the module graph with roles, cycles and violations.
 type Architecture struct {
 	SchemaVersion int                `json:"schemaVersion"`
 	Module        string             `json:"module,omitempty"`
-	Modules       []ArchModule       `json:"modules"`
+	Modules       []ArchModule       `json:"modules" shape:"core"`
 	Edges         []model.Dependency `json:"edges"`
 	Cycles        []model.Cycle      `json:"cycles"`
 	Violations    []model.Violation  `json:"layeringViolations"`
-	Truncated     []string           `json:"truncated,omitempty"`
+	Truncated     []Truncation       `json:"truncated,omitempty"`
 }
 
 // ArchModule is a module as the architecture sees it.
@@ -226,7 +263,7 @@ type ArchModule struct {
 	ID    string       `json:"id"`
 	Name  string       `json:"name"`
 	Layer string       `json:"layer,omitempty"` // the top role
-	Roles []model.Role `json:"roles"`
+	Roles []model.Role `json:"roles" shape:"head"`
 	Files int          `json:"files"`
 }
 
@@ -235,7 +272,7 @@ type Conventions struct {
 	SchemaVersion int                `json:"schemaVersion"`
 	Category      string             `json:"category,omitempty"`
 	Conventions   []model.Convention `json:"conventions"`
-	Truncated     []string           `json:"truncated,omitempty"`
+	Truncated     []Truncation       `json:"truncated,omitempty"`
 }
 
 // Decisions lists decisions, explicit first.
@@ -243,5 +280,5 @@ type Decisions struct {
 	SchemaVersion int              `json:"schemaVersion"`
 	Origin        string           `json:"origin,omitempty"`
 	Decisions     []model.Decision `json:"decisions"`
-	Truncated     []string         `json:"truncated,omitempty"`
+	Truncated     []Truncation     `json:"truncated,omitempty"`
 }

@@ -107,10 +107,20 @@ func lex(src []byte, cfg lexConfig) []tok {
 				first = false
 			}
 		case c == '"':
+			// Rust's strings may span lines (a newline, or a backslash
+			// before one, is part of the literal); the other languages'
+			// end at the line.
 			j := i + 1
-			for j < n && src[j] != '"' && src[j] != '\n' {
-				if src[j] == '\\' && j+1 < n && src[j+1] != '\n' {
+			spans := 0
+			for j < n && src[j] != '"' && (src[j] != '\n' || cfg.rustStrings) {
+				if src[j] == '\n' {
+					spans++
+				}
+				if src[j] == '\\' && j+1 < n && (src[j+1] != '\n' || cfg.rustStrings) {
 					j++
+					if src[j] == '\n' {
+						spans++
+					}
 				}
 				j++
 			}
@@ -119,6 +129,7 @@ func lex(src []byte, cfg lexConfig) []tok {
 			} else {
 				first = false
 			}
+			line += spans
 			if j < n && src[j] == '"' {
 				j++
 			}

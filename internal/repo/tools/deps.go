@@ -24,7 +24,7 @@ func (h *Handlers) GetDependencies(ctx context.Context, in *spec.GetDependencies
 	if target == "" {
 		res.Internal = sortedEdges(g.Dependencies)
 		res.External = sortedExternal(g.External)
-		return shape(res, full(in.Detail)), nil
+		return shape(res, full(in.Detail), narrowDependencies), nil
 	}
 	m, err := d.resolveModule(target)
 	if err != nil {
@@ -37,7 +37,7 @@ func (h *Handlers) GetDependencies(ctx context.Context, in *spec.GetDependencies
 		}
 	}
 	res.External = externalOf(g, m)
-	return shape(res, full(in.Detail)), nil
+	return shape(res, full(in.Detail), narrowModuleDependencies), nil
 }
 
 // externalOf lists the third-party packages a module uses or its manifest
@@ -102,5 +102,5 @@ func (h *Handlers) GetDependents(ctx context.Context, in *spec.GetDependentsInpu
 		}
 	}
 	sort.Strings(res.Transitive)
-	return shape(res, full(in.Detail)), nil
+	return shape(res, full(in.Detail), narrowDependents), nil
 }

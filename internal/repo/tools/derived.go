@@ -36,6 +36,32 @@ type derived struct {
 	touchOnce     sync.Once
 	decisionsOf   map[string][]int // module id → indices into g.Decisions
 	conventionsOf map[string][]int // module id → indices into g.Conventions
+
+	rankOnce    sync.Once
+	ranked      []*model.Module    // analyze.RankModules
+	entryPoints []model.EntryPoint // analyze.RankEntryPoints of every entry point
+}
+
+// rankings computes, once per snapshot, the engine's ranking of modules
+// and of entry points, which every bounded list follows.
+func (d *derived) rankings() {
+	d.rankOnce.Do(func() {
+		d.ranked = analyze.RankModules(d.g)
+		d.entryPoints = analyze.RankEntryPoints(d.g, d.g.EntryPoints)
+	})
+}
+
+// rankedModules are the modules, most important first.
+func (d *derived) rankedModules() []*model.Module {
+	d.rankings()
+	return d.ranked
+}
+
+// rankedEntryPoints are the entry points, in the order a bounded list
+// keeps them (the project's binaries and main library first, tests last).
+func (d *derived) rankedEntryPoints() []model.EntryPoint {
+	d.rankings()
+	return d.entryPoints
 }
 
 // maxDerivedRoots bounds the cache: a server analyses its root and, rarely,

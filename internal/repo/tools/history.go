@@ -55,12 +55,12 @@ func (h *Handlers) GetModuleHistory(ctx context.Context, in *spec.GetModuleHisto
 	}
 	res.Commits, res.SecretFilesLeftOut = withoutSecretFiles(commits)
 	if truncated {
-		addTruncated(&res.Truncated, "commits")
+		addTruncated(&res.Truncated, "commits", len(res.Commits), narrowHistory)
 	}
 	if snap.History.Truncated {
-		addTruncated(&res.Truncated, "history")
+		addTruncated(&res.Truncated, "history", len(snap.History.Commits), narrowHistoryWindow)
 	}
-	return shape(res, full(in.Detail)), nil
+	return shape(res, full(in.Detail), narrowHistory), nil
 }
 
 // withoutSecretFiles returns the commits with the secret files left out
@@ -139,12 +139,12 @@ func (h *Handlers) GetRevisionDiff(ctx context.Context, in *spec.GetRevisionDiff
 		Files: diff.Files, Modules: diff.Modules, HasChanges: diff.HasChanges, SecretFilesLeftOut: diff.SecretFiles,
 	}
 	if diff.Truncated {
-		addTruncated(&res.Truncated, "files")
+		addTruncated(&res.Truncated, "files", len(res.Files), narrowRevisionDiff)
 	}
 	if diff.SecretsCut {
-		addTruncated(&res.Truncated, "secretFilesLeftOut")
+		addTruncated(&res.Truncated, "secretFilesLeftOut", len(res.SecretFilesLeftOut), "")
 	}
-	return shape(res, full(in.Detail)), nil
+	return shape(res, full(in.Detail), narrowRevisionDiff), nil
 }
 
 func (h *Handlers) GetRevisionSnapshot(ctx context.Context, in *spec.GetRevisionSnapshotInput) (*results.RevisionSnapshot, error) {
@@ -165,12 +165,12 @@ func (h *Handlers) GetRevisionSnapshot(ctx context.Context, in *spec.GetRevision
 		SecretFilesLeftOut: s.SecretFiles,
 	}
 	if s.Truncated {
-		addTruncated(&res.Truncated, "files")
+		note(&res.Truncated, results.Truncation{Field: "files", Kept: len(res.Files), Total: s.FileCount, Narrow: narrowRevisionSnapshot})
 	}
 	if s.SecretsCut {
-		addTruncated(&res.Truncated, "secretFilesLeftOut")
+		addTruncated(&res.Truncated, "secretFilesLeftOut", len(res.SecretFilesLeftOut), "")
 	}
-	return shape(res, full(in.Detail)), nil
+	return shape(res, full(in.Detail), narrowRevisionSnapshot), nil
 }
 
 // revisionError keeps git's word on a bad revision and adds what to do.
@@ -204,7 +204,7 @@ func (h *Handlers) GetChangeImpact(ctx context.Context, in *spec.GetChangeImpact
 		Files: imp.Files, Tests: imp.Tests, Decisions: imp.Decisions, Conventions: imp.Conventions,
 	}
 	for _, l := range imp.Cut {
-		addTruncated(&res.Truncated, l)
+		addTruncated(&res.Truncated, l, 0, narrowImpact)
 	}
-	return shape(res, full(in.Detail)), nil
+	return shape(res, full(in.Detail), narrowImpact), nil
 }

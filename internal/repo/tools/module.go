@@ -30,25 +30,18 @@ func (h *Handlers) ExplainModule(ctx context.Context, in *spec.ExplainModuleInpu
 	res := &results.ModuleExplanation{SchemaVersion: model.SchemaVersion, Module: *m}
 	files := d.byModule[m.ID]
 	for _, f := range files {
-		if len(res.Files) == maxModuleFiles {
-			addTruncated(&res.Truncated, "files")
-			break
-		}
 		res.Files = append(res.Files, results.FileSummary{Path: f.Path, Language: f.Language, Kind: string(f.Kind), Lines: f.Lines, Generated: f.Generated})
 	}
-symbols:
+	res.Files = cut(res.Files, maxModuleFiles, "files", narrowModule, &res.Truncated)
 	for _, f := range files {
 		if f.Generated || f.Kind == model.FileTest {
 			continue // what the module offers is in its written, non-test code
 		}
 		for _, s := range f.Symbols {
-			if len(res.Symbols) == maxModuleSymbols {
-				addTruncated(&res.Truncated, "symbols")
-				break symbols
-			}
 			res.Symbols = append(res.Symbols, results.FileSymbol{File: f.Path, Name: s.Name, Kind: s.Kind, Line: s.Line})
 		}
 	}
+	res.Symbols = cut(res.Symbols, maxModuleSymbols, "symbols", narrowModule, &res.Truncated)
 	for _, e := range sortedEdges(g.Dependencies) {
 		if e.From == m.ID {
 			res.Dependencies = append(res.Dependencies, e)
@@ -58,7 +51,7 @@ symbols:
 		}
 	}
 	res.External = externalOf(g, m)
-	for _, ep := range sortedEntryPoints(g.EntryPoints) {
+	for _, ep := range d.rankedEntryPoints() {
 		if ep.Module == m.ID {
 			res.EntryPoints = append(res.EntryPoints, ep)
 		}
@@ -68,7 +61,7 @@ symbols:
 	var truncated bool
 	res.History, truncated = analyze.ModuleHistory(g, snap.History, m.ID, moduleHistory)
 	if truncated {
-		addTruncated(&res.Truncated, "history")
+		addTruncated(&res.Truncated, "history", len(res.History), narrowModuleHistory)
 	}
-	return shape(res, full(in.Detail)), nil
+	return shape(res, full(in.Detail), narrowModule), nil
 }

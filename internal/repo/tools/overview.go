@@ -2,7 +2,9 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/kontext-dev/kontext/internal/repo/analyze"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 	"github.com/kontext-dev/kontext/internal/repo/results"
+	"github.com/kontext-dev/kontext/internal/textclip"
 )
 
 // maxViolations bounds the layering violations of the repository context,
@@ -39,59 +42,100 @@ func (h *Handlers) GetRepositoryContext(ctx context.Context, in *spec.GetReposit
 	in.MaxConventions = orDefault(in.MaxConventions, 20)
 	in.MaxDecisions = orDefault(in.MaxDecisions, 20)
 	for _, name := range g.Truncated {
-		addTruncated(&res.Truncated, "analysis."+name)
+		addTruncated(&res.Truncated, "analysis."+name, 0, narrowAnalysis)
 	}
-	mods := make([]*model.Module, 0, len(g.Modules))
-	for i := range g.Modules {
-		mods = append(mods, &g.Modules[i])
-	}
-	sort.Slice(mods, func(i, j int) bool { return analyze.MoreImportant(mods[i], mods[j]) })
-	for _, m := range cut(mods, in.MaxModules, "modules", &res.Truncated) {
+	for _, m := range cut(d.rankedModules(), in.MaxModules, "modules", "raise maxModules (at most 100), or call get_architecture", &res.Truncated) {
 		res.Modules = append(res.Modules, moduleSummary(m))
 	}
-	res.EntryPoints = cut(sortedEntryPoints(g.EntryPoints), in.MaxEntryPoints, "entryPoints", &res.Truncated)
-	res.External = cut(sortedExternal(g.External), in.MaxExternalDependencies, "externalDependencies", &res.Truncated)
-	res.Conventions = cut(g.Conventions, in.MaxConventions, "conventions", &res.Truncated)
-	res.Decisions = cut(explicitFirst(append([]model.Decision(nil), g.Decisions...)), in.MaxDecisions, "decisions", &res.Truncated)
-	res.Cycles = cut(g.Cycles, in.MaxCycles, "cycles", &res.Truncated)
-	res.Violations = cut(g.Violations, maxViolations, "layeringViolations", &res.Truncated)
-	return shape(res, full(in.Detail)), nil
+	res.EntryPoints = cut(d.rankedEntryPoints(), in.MaxEntryPoints, "entryPoints", "raise maxEntryPoints (at most 200), or call explain_module for one module's", &res.Truncated)
+	res.ExternalCounts = externalCounts(g.External)
+	external := cut(sortedExternal(g.External), in.MaxExternalDependencies, "externalDependencies", narrowExternal, &res.Truncated)
+	res.Conventions = cut(g.Conventions, in.MaxConventions, "conventions", "raise maxConventions (at most 200), or call get_conventions with a category", &res.Truncated)
+	res.Decisions = cut(explicitFirst(append([]model.Decision(nil), g.Decisions...)), in.MaxDecisions, "decisions", "raise maxDecisions (at most 200), or call get_decisions with an origin", &res.Truncated)
+	res.Cycles = cut(g.Cycles, in.MaxCycles, "cycles", "raise maxCycles (at most 200), or call get_architecture", &res.Truncated)
+	res.Violations = cut(g.Violations, maxViolations, "layeringViolations", "call get_architecture, with module for one module's", &res.Truncated)
+	return withExternal(res, external, full(in.Detail)), nil
 }
+
+// externalShare is the most of the repository context the external
+// dependencies take: the modules are what it is for, and a large service
+// declares hundreds of packages.
+const externalShare = 0.2
+
+// withExternal shapes the repository context, then adds the most used
+// external dependencies within a fifth of the whole (ExternalCounts
+// counts the rest).
+func withExternal(res *results.RepositoryContext, external []model.External, detail bool) *results.RepositoryContext {
+	res.External = nil
+	// The dependencies get their fifth of the budget first, and the rest
+	// of the answer what they leave; a rest smaller than its room (a small
+	// repository) shrinks their share again, so that it stays a fifth of
+	// the answer. notes is room for the notes of the external part.
+	const notes = 400
+	part := shapeWithin(&externalPart{External: external}, detail, narrowExternal, int(externalShare*float64(CompactBudget)))
+	partJSON, _ := json.Marshal(part.External)
+	out := shapeWithin(res, detail, narrowRepositoryContext, CompactBudget-len(partJSON)-notes)
+	rest, _ := json.Marshal(out)
+	if share := int(externalShare / (1 - externalShare) * float64(len(rest))); len(partJSON) > share {
+		part = shapeWithin(&externalPart{External: external}, detail, narrowExternal, share)
+	}
+	out.External = part.External
+	if out.External == nil {
+		out.External = []model.External{}
+	}
+	// The part's notes join the answer's: a note of the tool's bound
+	// keeps the total it saw, and learns what the share kept.
+	for _, t := range part.Truncated {
+		if i := slices.IndexFunc(out.Truncated, func(e results.Truncation) bool { return e.Field == t.Field }); i >= 0 {
+			out.Truncated[i].Kept = t.Kept
+			continue
+		}
+		out.Truncated = append(out.Truncated, t)
+	}
+	for i, t := range out.Truncated {
+		if t.Field == "externalDependencies" {
+			out.Truncated[i].Kept = len(out.External)
+		}
+	}
+	return out
+}
+
+// externalPart is the external dependencies of a repository context,
+// shaped on their own.
+type externalPart struct {
+	External  []model.External     `json:"externalDependencies"`
+	Truncated []results.Truncation `json:"truncated,omitempty"`
+}
+
+func externalCounts(ext []model.External) results.ExternalCounts {
+	c := results.ExternalCounts{Total: len(ext), Ecosystems: []results.EcosystemCount{}}
+	by := map[string]int{}
+	for _, e := range ext {
+		if e.Dev {
+			c.Development++
+		}
+		by[e.Ecosystem]++
+	}
+	for _, k := range sortedKeys(by) {
+		c.Ecosystems = append(c.Ecosystems, results.EcosystemCount{Ecosystem: k, Count: by[k]})
+	}
+	sort.SliceStable(c.Ecosystems, func(i, j int) bool { return c.Ecosystems[i].Count > c.Ecosystems[j].Count })
+	return c
+}
+
+// summaryDescription bounds a module's description in a list of modules:
+// its first sentence, or its head; explain_module has the whole of it.
+const summaryDescription = 120
 
 func moduleSummary(m *model.Module) results.ModuleSummary {
+	desc := m.Description
+	if i := strings.Index(desc, ". "); i > 0 && i < summaryDescription {
+		desc = desc[:i+1]
+	}
 	return results.ModuleSummary{
-		ID: m.ID, Name: m.Name, Basis: string(m.Basis), Language: m.Language, Description: m.Description,
+		ID: m.ID, Name: m.Name, Basis: string(m.Basis), Language: m.Language, Description: textclip.Ellipsis(desc, summaryDescription),
 		Files: m.Files, Roles: m.Roles, EntryPoints: m.EntryPoints, DependsOn: m.DependsOn, UsedBy: m.UsedBy, Git: m.Git,
 	}
-}
-
-// entryRank puts the ways a program starts before the ways it is used and
-// tested, so a bounded list keeps the ones worth reading first.
-var entryRank = map[string]int{
-	"application": 0, "cli": 1, "package-main": 2, "package-bin": 3, "http-routes": 4, "worker": 5,
-	"package-export": 6, "library": 7, "test": 9,
-}
-
-func rankOf(typ string) int {
-	if r, ok := entryRank[typ]; ok {
-		return r
-	}
-	return 8
-}
-
-func sortedEntryPoints(eps []model.EntryPoint) []model.EntryPoint {
-	out := append([]model.EntryPoint(nil), eps...)
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if rankOf(a.Type) != rankOf(b.Type) {
-			return rankOf(a.Type) < rankOf(b.Type)
-		}
-		if a.Confidence != b.Confidence {
-			return a.Confidence > b.Confidence
-		}
-		return a.Path < b.Path
-	})
-	return out
 }
 
 // sortedExternal lists runtime dependencies before development ones, the
@@ -188,7 +232,11 @@ func (h *Handlers) GetArchitecture(ctx context.Context, in *spec.GetArchitecture
 			res.Violations = append(res.Violations, v)
 		}
 	}
-	return shape(res, full(in.Detail)), nil
+	narrow := narrowArchitecture
+	if centre != nil {
+		narrow = narrowModuleArchitecture
+	}
+	return shape(res, full(in.Detail), narrow), nil
 }
 
 func contains(xs []string, x string) bool {
@@ -223,7 +271,7 @@ func (h *Handlers) GetConventions(ctx context.Context, in *spec.GetConventionsIn
 	category := strings.TrimSpace(optional(in.Category))
 	if category == "" {
 		res.Conventions = g.Conventions
-		return shape(res, full(in.Detail)), nil
+		return shape(res, full(in.Detail), narrowConventions), nil
 	}
 	known := map[string]string{}
 	for _, c := range conventionCategories {
@@ -246,7 +294,7 @@ func (h *Handlers) GetConventions(ctx context.Context, in *spec.GetConventionsIn
 			res.Conventions = append(res.Conventions, c)
 		}
 	}
-	return shape(res, full(in.Detail)), nil
+	return shape(res, full(in.Detail), narrowConventions), nil
 }
 
 func (h *Handlers) GetDecisions(ctx context.Context, in *spec.GetDecisionsInput) (*results.Decisions, error) {
@@ -264,7 +312,7 @@ func (h *Handlers) GetDecisions(ctx context.Context, in *spec.GetDecisionsInput)
 		}
 	}
 	res.Decisions = explicitFirst(res.Decisions)
-	return shape(res, full(in.Detail)), nil
+	return shape(res, full(in.Detail), narrowDecisions), nil
 }
 
 func orDefault(n, def int) int {

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kontext-dev/kontext/internal/repo/analyze"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
 
@@ -143,12 +142,7 @@ func (d *derived) suggest(target string) []string {
 		}
 	}
 	if len(out) == 0 { // nothing alike: the central modules are a start
-		mods := make([]*model.Module, 0, len(d.g.Modules))
-		for i := range d.g.Modules {
-			mods = append(mods, &d.g.Modules[i])
-		}
-		sort.Slice(mods, func(i, j int) bool { return analyze.MoreImportant(mods[i], mods[j]) })
-		for _, m := range mods {
+		for _, m := range d.rankedModules() {
 			if len(out) == maxSuggestions {
 				break
 			}

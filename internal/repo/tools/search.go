@@ -113,9 +113,12 @@ func (h *Handlers) SearchContext(ctx context.Context, in *spec.SearchContextInpu
 	hits := ix.search(terms(in.Query), keep)
 	sortHits(hits, docs)
 	res := &results.SearchResults{SchemaVersion: model.SchemaVersion, Query: in.Query, Results: []results.SearchResult{}}
+	limit := orDefault(in.Limit, 10)
+	if len(hits) > limit {
+		note(&res.Truncated, results.Truncation{Field: "results", Kept: limit, Total: len(hits), Narrow: narrowSearch})
+	}
 	for i, hit := range hits {
-		if i == orDefault(in.Limit, 10) {
-			addTruncated(&res.Truncated, "results")
+		if i == limit {
 			break
 		}
 		doc := docs[hit.doc]
@@ -124,7 +127,7 @@ func (h *Handlers) SearchContext(ctx context.Context, in *spec.SearchContextInpu
 			Score: hit.score, Reason: matchedReason(hit.matched),
 		})
 	}
-	return shape(res, full(in.Detail)), nil
+	return shape(res, full(in.Detail), narrowSearch), nil
 }
 
 // sortHits makes equal scores deterministic across index builds: by type,

@@ -26,14 +26,14 @@ func TestShapeLeavesTheAnalysisAlone(t *testing.T) {
 		m.DependsOn[i] = fmt.Sprintf("some/rather/long/module/path/number/%04d", i)
 	}
 	res := &results.ModuleExplanation{Module: m}
-	out := shape(res, false)
+	out := shape(res, false, "")
 	if len(out.Module.Roles[0].Evidence) != 0 || len(m.Roles[0].Evidence) != 1 {
 		t.Errorf("compact evidence %v, original %v", out.Module.Roles[0].Evidence, m.Roles[0].Evidence)
 	}
 	if len(out.Module.DependsOn) >= 4000 || len(m.DependsOn) != 4000 || len(res.Module.DependsOn) != 4000 {
 		t.Errorf("cut %d, original %d", len(out.Module.DependsOn), len(m.DependsOn))
 	}
-	if strings.Join(out.Truncated, ",") != "module.dependsOn" {
+	if strings.Join(fields(out.Truncated), ",") != "module.dependsOn" {
 		t.Errorf("truncated %v", out.Truncated)
 	}
 	if out.Module.DependsOn[0] != m.DependsOn[0] {
@@ -41,12 +41,21 @@ func TestShapeLeavesTheAnalysisAlone(t *testing.T) {
 	}
 }
 
+// fields are the names of the lists an answer says were cut.
+func fields(ts []results.Truncation) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.Field
+	}
+	return out
+}
+
 func TestShapeRequiredListsAreNeverNull(t *testing.T) {
-	b, _ := json.Marshal(shape(&results.Dependents{}, false))
+	b, _ := json.Marshal(shape(&results.Dependents{}, false, ""))
 	if string(b) != `{"schemaVersion":0,"module":"","direct":[],"transitive":[],"testedBy":[]}` {
 		t.Errorf("%s", b)
 	}
-	b, _ = json.Marshal(shape(&results.RepositoryContext{Modules: []results.ModuleSummary{{ID: "x"}}}, true))
+	b, _ = json.Marshal(shape(&results.RepositoryContext{Modules: []results.ModuleSummary{{ID: "x"}}}, true, ""))
 	if !strings.Contains(string(b), `"roles":[],"dependsOn":[],"usedBy":[]`) || !strings.Contains(string(b), `"languages":[]`) {
 		t.Errorf("%s", b)
 	}
@@ -62,7 +71,7 @@ func TestShapeBudget(t *testing.T) {
 		}
 		res.Modules = append(res.Modules, m)
 	}
-	compact := shape(res, false)
+	compact := shape(res, false, "")
 	b, _ := json.Marshal(compact)
 	if len(b) > CompactBudget || strings.Contains(string(b), "evidence") {
 		t.Errorf("compact: %d characters", len(b))
@@ -72,11 +81,11 @@ func TestShapeBudget(t *testing.T) {
 		t.Errorf("compact: task of %d bytes, %d modules (truncated %v)", len(compact.Task), len(compact.Modules), compact.Truncated)
 	}
 	for _, want := range []string{"task", "modules"} {
-		if !strings.Contains(strings.Join(compact.Truncated, ","), want) {
+		if !strings.Contains(strings.Join(fields(compact.Truncated), ","), want) {
 			t.Errorf("truncated %v lacks %s", compact.Truncated, want)
 		}
 	}
-	full := shape(res, true)
+	full := shape(res, true, "")
 	b, _ = json.Marshal(full)
 	if len(b) > FullBudget || len(full.Modules[0].Roles[0].Evidence) != 1 {
 		t.Errorf("full: %d characters", len(b))

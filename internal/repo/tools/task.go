@@ -138,7 +138,7 @@ func (h *Handlers) GetContextForTask(ctx context.Context, in *spec.GetContextFor
 		}
 		return analyze.MoreImportant(list[i].m, list[j].m)
 	})
-	list = cut(list, maxModules, "modules", &res.Truncated)
+	list = cut(list, maxModules, "modules", "raise maxModules (at most 12), or pass target", &res.Truncated)
 	selected := map[string]bool{}
 	for _, r := range list {
 		selected[r.m.ID] = true
@@ -150,12 +150,12 @@ func (h *Handlers) GetContextForTask(ctx context.Context, in *spec.GetContextFor
 
 	res.Files = taskFiles(d, query, selected, targetMod, targetFile, min(maxTaskFiles, 3*maxModules+5), &res.Truncated)
 
-	for _, ep := range sortedEntryPoints(g.EntryPoints) {
+	for _, ep := range d.rankedEntryPoints() {
 		if selected[ep.Module] && ep.Type != "test" {
 			res.EntryPoints = append(res.EntryPoints, ep)
 		}
 	}
-	res.EntryPoints = cut(res.EntryPoints, maxTaskEntryPoints, "entryPoints", &res.Truncated)
+	res.EntryPoints = cut(res.EntryPoints, maxTaskEntryPoints, "entryPoints", "call explain_module for a module's entry points", &res.Truncated)
 
 	// Conventions: those observed in the chosen modules, then the
 	// repository-wide rest, which apply to any change.
@@ -174,7 +174,7 @@ func (h *Handlers) GetContextForTask(ctx context.Context, in *spec.GetContextFor
 			res.Conventions = append(res.Conventions, c)
 		}
 	}
-	res.Conventions = cut(res.Conventions, maxTaskConventions, "conventions", &res.Truncated)
+	res.Conventions = cut(res.Conventions, maxTaskConventions, "conventions", "call get_conventions", &res.Truncated)
 
 	// Decisions: those the task's words name, then those governing the
 	// chosen modules.
@@ -198,16 +198,16 @@ func (h *Handlers) GetContextForTask(ctx context.Context, in *spec.GetContextFor
 			addDecision(byID[dec.ID])
 		}
 	}
-	res.Decisions = cut(res.Decisions, maxTaskDecisions, "decisions", &res.Truncated)
+	res.Decisions = cut(res.Decisions, maxTaskDecisions, "decisions", "call get_decisions", &res.Truncated)
 
 	res.RecentChanges = recentChanges(d, snap.History, list, &res.Truncated)
-	return shape(res, full(in.Detail)), nil
+	return shape(res, full(in.Detail), narrowTask), nil
 }
 
 // taskFiles ranks the files worth reading: the target file, the files the
 // task's words match (those in the chosen modules weighing more), and the
 // entry points of the target's module.
-func taskFiles(d *derived, query []string, selected map[string]bool, targetMod *model.Module, targetFile string, bound int, truncated *[]string) []results.RankedFile {
+func taskFiles(d *derived, query []string, selected map[string]bool, targetMod *model.Module, targetFile string, bound int, truncated *[]results.Truncation) []results.RankedFile {
 	ix, docs := d.searchIndex()
 	type ranked struct {
 		path    string
@@ -267,14 +267,14 @@ func taskFiles(d *derived, query []string, selected map[string]bool, targetMod *
 		return list[i].path < list[j].path
 	})
 	out := []results.RankedFile{}
-	for _, r := range cut(list, bound, "files", truncated) {
+	for _, r := range cut(list, bound, "files", "pass target, or call search_context with the task's words", truncated) {
 		out = append(out, results.RankedFile{Path: r.path, Module: d.moduleOf(r.path), Score: round3(r.score), Reason: strings.Join(r.reasons, "; ")})
 	}
 	return out
 }
 
 // recentChanges merges the newest commits of the chosen modules.
-func recentChanges(d *derived, h *analyze.History, list []*rankedModule, truncated *[]string) []analyze.HistoryEntry {
+func recentChanges(d *derived, h *analyze.History, list []*rankedModule, truncated *[]results.Truncation) []analyze.HistoryEntry {
 	out := []analyze.HistoryEntry{}
 	if h == nil {
 		return out
@@ -295,5 +295,5 @@ func recentChanges(d *derived, h *analyze.History, list []*rankedModule, truncat
 		}
 		return out[i].SHA < out[j].SHA
 	})
-	return cut(out, maxTaskChanges, "recentChanges", truncated)
+	return cut(out, maxTaskChanges, "recentChanges", "call get_module_history for a module", truncated)
 }

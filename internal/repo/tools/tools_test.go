@@ -95,7 +95,7 @@ func TestRepositoryContext(t *testing.T) {
 		t.Errorf("bounds not applied: %d modules, %d cycles, %d decisions", len(small.Modules), len(small.Cycles), len(small.Decisions))
 	}
 	for _, want := range []string{"modules", "cycles", "decisions"} {
-		if !slices.Contains(small.Truncated, want) {
+		if !slices.Contains(fields(small.Truncated), want) {
 			t.Errorf("truncated %v lacks %s", small.Truncated, want)
 		}
 	}
@@ -176,7 +176,7 @@ func TestChangeImpact(t *testing.T) {
 	}
 	var small results.ChangeImpact
 	s.ok("get_change_impact", map[string]any{"target": "src/domain/user.ts", "maxFiles": 1}, &small)
-	if len(small.Files)+len(small.Tests) != 1 || !slices.Contains(small.Truncated, "files") {
+	if len(small.Files)+len(small.Tests) != 1 || !slices.Contains(fields(small.Truncated), "files") {
 		t.Errorf("bounded impact: %d files %d tests, truncated %v", len(small.Files), len(small.Tests), small.Truncated)
 	}
 	if msg := s.fails("get_change_impact", map[string]any{"target": "src/domain/usr.ts"}); !strings.Contains(msg, `"src/domain/usr.ts"`) || !strings.Contains(msg, "src/domain/user.ts") {
@@ -306,7 +306,7 @@ func TestSearchContext(t *testing.T) {
 	}
 	var limited results.SearchResults
 	s.ok("search_context", map[string]any{"query": "user", "limit": 2}, &limited)
-	if len(limited.Results) != 2 || !slices.Contains(limited.Truncated, "results") {
+	if len(limited.Results) != 2 || !slices.Contains(fields(limited.Truncated), "results") {
 		t.Errorf("limit: %d results, truncated %v", len(limited.Results), limited.Truncated)
 	}
 	var none results.SearchResults
@@ -328,7 +328,7 @@ func TestModuleHistory(t *testing.T) {
 	}
 	var one results.ModuleHistory
 	s.ok("get_module_history", map[string]any{"target": "src/domain/user.ts", "limit": 1}, &one)
-	if one.Module != "src/domain" || len(one.Commits) != 1 || !slices.Contains(one.Truncated, "commits") || one.Commits[0].Files[0] != "src/domain/user.ts" {
+	if one.Module != "src/domain" || len(one.Commits) != 1 || !slices.Contains(fields(one.Truncated), "commits") || one.Commits[0].Files[0] != "src/domain/user.ts" {
 		t.Errorf("file history %s", mustJSON(one))
 	}
 	if msg := s.fails("get_module_history", map[string]any{"target": "no/such/path"}); !strings.Contains(msg, "no/such/path") {

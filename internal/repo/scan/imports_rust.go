@@ -158,7 +158,7 @@ func rustAttrEnd(toks []tok, open int) int {
 			}
 		}
 	}
-	return len(toks) - 1
+	return len(toks) // unclosed: the attribute runs to the end of the file
 }
 
 // rustCfgTest reports an attribute that is exactly cfg(test): code

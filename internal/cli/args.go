@@ -141,3 +141,13 @@ func NotInWorkTree(choice fsroot.Choice) error {
 	}
 	return cli.Exit(fmt.Sprintf("%s is not in a git work tree: run kontext in a repository, or name one with --root DIR", where), 1)
 }
+
+// UnknownValue is the error for an argument that names none of the values
+// a command knows (kontext hooks run nope): the closest ones when one is
+// close, else all of them, with exit status 2.
+func UnknownValue(c *cli.Context, noun, typed string, known []string) error {
+	if hint := didYouMean(typed, known, quoted); hint != "" {
+		return cli.Exit(fmt.Sprintf("unknown %s %q%s", noun, typed, hint), 2)
+	}
+	return cli.Exit(fmt.Sprintf("unknown %s %q (one of %s); usage: %s", noun, typed, strings.Join(known, ", "), UsageLine(c.Command)), 2)
+}

@@ -31,7 +31,7 @@ func (h *Handlers) CtxInit(ctx context.Context, in *spec.CtxInitInput) (*mcp.Too
 		return nil, err
 	}
 	if branch != "" {
-		return mcp.TextResult(fmt.Sprintf("The team's knowledge lives on branch %s (it has %s/), not on this one. kontext does not start a second store here: check out %s, or merge it into this branch, and run ctx_init again.", branch, o.store.Dir(), branch)), nil
+		return mcp.TextResult(fmt.Sprintf("The team's knowledge lives on branch %s (it has %s/), not on this one. kontext does not start a second store here: check out %s, or merge it into this branch, and run %s again.", branch, o.store.Dir(), branch, voiceOf(ctx).tool("ctx_init"))), nil
 	}
 	// A store folder without a file in it is not set up yet.
 	if !o.store.Exists() || o.store.Empty() {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -134,6 +135,9 @@ func hooksCommand() *cli.Command {
 					if first := c.Args().First(); first == "--help" || first == "-h" {
 						cli.HelpPrinter(c.App.Writer, cli.CommandHelpTemplate, c.Command)
 						return nil
+					}
+					if !slices.Contains(hooks.Names, c.Args().First()) {
+						return kcli.UnknownValue(c, "hook", c.Args().First(), hooks.Names)
 					}
 					// The hook's repository is the one git runs it in, whatever
 					// KONTEXT_ROOT says.

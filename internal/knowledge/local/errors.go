@@ -38,7 +38,7 @@ func (e *SecretError) Error() string {
 type NotFoundError struct{ ID string }
 
 func (e *NotFoundError) Error() string {
-	return fmt.Sprintf("no inbox candidate %q (list them with ctx_inbox)", e.ID)
+	return fmt.Sprintf("no inbox candidate %q", e.ID)
 }
 
 // AlreadyPromotedError is a candidate that was promoted before.

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	spec "github.com/kontext-dev/kontext/gen/toolsets/knowledge"
-	"github.com/kontext-dev/kontext/internal/knowledge/glob"
+	"github.com/kontext-dev/kontext/internal/glob"
 	"github.com/kontext-dev/kontext/internal/knowledge/index"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 	"github.com/kontext-dev/kontext/internal/mcp"

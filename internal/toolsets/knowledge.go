@@ -15,7 +15,6 @@ import (
 	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/git"
 	"github.com/kontext-dev/kontext/internal/knowledge"
-	"github.com/kontext-dev/kontext/internal/knowledge/hookrun"
 	"github.com/kontext-dev/kontext/internal/knowledge/hooks"
 	"github.com/kontext-dev/kontext/internal/mcp"
 )
@@ -146,7 +145,7 @@ func hooksCommand() *cli.Command {
 						return err
 					}
 					args := c.Args().Slice()
-					code := hookrun.Run(c.Context, wd, args[0], args[1:], hookrun.Options{Stdout: c.App.Writer, Stderr: c.App.ErrWriter})
+					code := hooks.Run(c.Context, wd, args[0], args[1:], hooks.Options{Stdout: c.App.Writer, Stderr: c.App.ErrWriter})
 					if code != 0 {
 						return cli.Exit("", code)
 					}

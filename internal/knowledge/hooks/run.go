@@ -1,5 +1,5 @@
-// Package hookrun is what kontext's git hooks do (`kontext hooks run
-// <hook>`, called by the block package hooks installs):
+// What kontext's git hooks do (`kontext hooks run <hook>`, called by the
+// block Install writes):
 //
 //   - pre-commit checks the staged knowledge (validation and the secret
 //     scan; errors block the commit), re-renders the store's index README
@@ -14,7 +14,8 @@
 // costs a few git processes and no scan of the repository; and a hook
 // never fails because kontext itself failed: only problems in the staged
 // knowledge block a commit.
-package hookrun
+
+package hooks
 
 import (
 	"bytes"

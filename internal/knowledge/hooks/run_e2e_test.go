@@ -1,4 +1,4 @@
-package hookrun_test
+package hooks_test
 
 // End-to-end tests: real repositories, real `git commit` runs that execute
 // the installed hooks, and the kontext binary (built once in TestMain) on

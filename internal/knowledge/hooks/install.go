@@ -1,9 +1,11 @@
-// Package hooks installs kontext's git hooks: a marked block in the hook
-// scripts that git runs (pre-commit, prepare-commit-msg, post-commit,
-// post-merge, post-rewrite), in the directory git takes them from. What the
-// hooks do is Go (`kontext hooks run <hook>`, package hookrun); the block
-// only calls it, so upgrading kontext upgrades the hooks' logic without a
-// reinstall.
+// Package hooks is kontext's git hooks: installing them (install.go) and
+// what they do when git runs them (run.go).
+//
+// Installing puts a marked block in the hook scripts that git runs
+// (pre-commit, prepare-commit-msg, post-commit, post-merge, post-rewrite),
+// in the directory git takes them from. What the hooks do is Go (`kontext
+// hooks run <hook>`, Run); the block only calls it, so upgrading kontext
+// upgrades the hooks' logic without a reinstall.
 //
 // The team's own hooks are never overwritten: a shell hook gets the block
 // inserted after its shebang, and a hook in another language (or a binary)

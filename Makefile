@@ -61,7 +61,7 @@ fuzz:
 test: check-generated vet test-go interop fuzz
 
 snapshots:
-	$(GO) test ./internal/mcp ./internal/toolsets -run 'TestTranscripts|TestToolSnapshots' -update
+	$(GO) test ./internal/mcp ./internal/inventory -run 'TestTranscripts|TestToolSnapshots' -update
 
 bench: interop-deps
 	$(GO) run ./bench/mcpbench

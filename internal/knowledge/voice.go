@@ -19,7 +19,7 @@ func voiceOf(ctx context.Context) voice { return voice{shell: shell.From(ctx)} }
 
 // ToolVerbs maps the knowledge tools that have a command of their own to
 // that command (kontext <verb>); the others are run as kontext call <tool>.
-// The verbs internal/toolsets declares agree with it (a test there checks).
+// The verbs internal/inventory declares agree with it (a test there checks).
 var ToolVerbs = map[string]string{
 	"ctx_brief":          "brief",
 	"ctx_search":         "search",
@@ -32,7 +32,7 @@ var ToolVerbs = map[string]string{
 }
 
 // ToolVerbArgs are the parameters a verb takes as its first argument
-// (kontext read git:abc1234), as internal/toolsets declares them.
+// (kontext read git:abc1234), as internal/inventory declares them.
 var ToolVerbArgs = map[string]string{"ctx_search": "query", "ctx_read": "uri", "ctx_why": "target"}
 
 // tool names a tool the way the reader runs it.

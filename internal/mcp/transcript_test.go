@@ -19,10 +19,10 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/kontext-dev/kontext/internal/fsroot"
+	"github.com/kontext-dev/kontext/internal/inventory"
 	"github.com/kontext-dev/kontext/internal/knowledge"
 	"github.com/kontext-dev/kontext/internal/mcp"
 	"github.com/kontext-dev/kontext/internal/testkit"
-	"github.com/kontext-dev/kontext/internal/toolsets"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected side of transcripts and snapshots")
@@ -47,7 +47,7 @@ var update = flag.Bool("update", false, "rewrite the expected side of transcript
 // of inotify never counts as blocked in a bubble), and repo tools are
 // called only with arguments they refuse (an analysis would outlive the
 // bubble). What the handlers do with the arguments is tested on real
-// repositories in internal/toolsets and internal/interop.
+// repositories in internal/inventory and internal/interop.
 //
 // go test ./internal/mcp -run TestTranscripts -update rewrites the server
 // sections from what the server now says.
@@ -162,7 +162,7 @@ func openShipped(t *testing.T, dir string) []opened {
 	}
 	svc := knowledge.NewService(dir)
 	h := knowledge.NewHandlers(svc)
-	repoSet, _, err := toolsets.Repo().Open(root)
+	repoSet, _, err := inventory.Repo().Open(root)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package toolsets_test
+package inventory_test
 
 import (
 	"context"
@@ -12,9 +12,9 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/kontext-dev/kontext/internal/fsroot"
+	"github.com/kontext-dev/kontext/internal/inventory"
 	"github.com/kontext-dev/kontext/internal/mcp"
 	"github.com/kontext-dev/kontext/internal/secrets/secretstest"
-	"github.com/kontext-dev/kontext/internal/toolsets"
 )
 
 // TestSecretScripts drives a real kontext mcp process (and the verbs) on a
@@ -126,7 +126,7 @@ func TestOutputFilterCorpus(t *testing.T) {
 			return mcp.StructuredResult(map[string]any{"secrets": texts, "plain": negatives})
 		}},
 	}}
-	srv, err := mcp.NewServer(mcp.Implementation{Name: "kontext", Version: "test"}, mcp.Options{OutputFilter: toolsets.SecretFilter(root)}, ts)
+	srv, err := mcp.NewServer(mcp.Implementation{Name: "kontext", Version: "test"}, mcp.Options{OutputFilter: inventory.SecretFilter(root)}, ts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package toolsets
+package inventory
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package toolsets_test
+package inventory_test
 
 import (
 	"bufio"
@@ -12,8 +12,8 @@ import (
 
 	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/git"
+	"github.com/kontext-dev/kontext/internal/inventory"
 	"github.com/kontext-dev/kontext/internal/mcp"
-	"github.com/kontext-dev/kontext/internal/toolsets"
 )
 
 // A flood of tool calls of both toolsets, all sent before the first is
@@ -46,7 +46,7 @@ func TestFloodIsBoundedAndEveryCallAnswered(t *testing.T) {
 	}
 	var sets []*mcp.Toolset
 	var attach []func(*mcp.Server)
-	for _, f := range toolsets.Shipped() {
+	for _, f := range inventory.Shipped() {
 		ts, a, err := f.Open(root)
 		if err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package toolsets_test
+package inventory_test
 
 import (
 	"errors"
@@ -10,14 +10,14 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/kontext-dev/kontext/internal/cli"
-	"github.com/kontext-dev/kontext/internal/toolsets"
+	"github.com/kontext-dev/kontext/internal/inventory"
 )
 
 // TestMain runs the shipped command line as "kontext" in a process of its
 // own, as a shell would.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"kontext": func() { os.Exit(cli.Main(os.Args, toolsets.Program(), os.Stdout, os.Stderr)) },
+		"kontext": func() { os.Exit(cli.Main(os.Args, inventory.Program(), os.Stdout, os.Stderr)) },
 	})
 }
 

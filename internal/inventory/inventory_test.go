@@ -1,4 +1,4 @@
-package toolsets_test
+package inventory_test
 
 import (
 	"bufio"
@@ -15,17 +15,17 @@ import (
 
 	"github.com/kontext-dev/kontext/internal/cli"
 	"github.com/kontext-dev/kontext/internal/fsroot"
+	"github.com/kontext-dev/kontext/internal/inventory"
 	"github.com/kontext-dev/kontext/internal/knowledge"
 	"github.com/kontext-dev/kontext/internal/mcp"
 	"github.com/kontext-dev/kontext/internal/testkit"
-	"github.com/kontext-dev/kontext/internal/toolsets"
 )
 
 var update = flag.Bool("update", false, "rewrite the tool snapshots in testdata/tools")
 
 // all is every toolset there is: the shipped ones and the test kit.
 func all() []cli.ToolsetFactory {
-	return append(toolsets.Shipped(), testkit.Factory())
+	return append(inventory.Shipped(), testkit.Factory())
 }
 
 // serve starts a server with every toolset and returns the raw tools/list
@@ -133,7 +133,7 @@ func TestToolSnapshots(t *testing.T) {
 		}
 		want, err := os.ReadFile(file)
 		if err != nil {
-			t.Errorf("%s: no snapshot (go test ./internal/toolsets -run TestToolSnapshots -update writes it): %v", named.Name, err)
+			t.Errorf("%s: no snapshot (go test ./internal/inventory -run TestToolSnapshots -update writes it): %v", named.Name, err)
 			continue
 		}
 		if !bytes.Equal(want, pretty.Bytes()) {
@@ -218,7 +218,7 @@ func TestInventory(t *testing.T) {
 // name when they answer a shell (knowledge.ToolVerbs): the two agree.
 func TestKnowledgeVerbsAgree(t *testing.T) {
 	verbs, args := map[string]string{}, map[string]string{}
-	for _, v := range toolsets.Knowledge().Verbs {
+	for _, v := range inventory.Knowledge().Verbs {
 		verbs[v.Tool] = v.Name
 		// A verb of one positional argument takes it bare in the replies
 		// (kontext read git:abc1234); the others' arguments are flags.

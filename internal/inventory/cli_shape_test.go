@@ -1,4 +1,4 @@
-package toolsets_test
+package inventory_test
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/kontext-dev/kontext/internal/cli"
-	"github.com/kontext-dev/kontext/internal/toolsets"
+	"github.com/kontext-dev/kontext/internal/inventory"
 )
 
 // command is one command of the shipped command line and its path.
@@ -25,7 +25,7 @@ type command struct {
 // their subcommands alike, hidden ones left out.
 func commands(t *testing.T) []command {
 	t.Helper()
-	app := cli.NewApp(toolsets.Program(), io.Discard, io.Discard)
+	app := cli.NewApp(inventory.Program(), io.Discard, io.Discard)
 	var out []command
 	var walk func(prefix string, cmds []*ucli.Command)
 	walk = func(prefix string, cmds []*ucli.Command) {
@@ -47,7 +47,7 @@ func commands(t *testing.T) []command {
 
 func run(args ...string) (code int, stdout, stderr string) {
 	var o, e bytes.Buffer
-	code = cli.Main(append([]string{"kontext"}, args...), toolsets.Program(), &o, &e)
+	code = cli.Main(append([]string{"kontext"}, args...), inventory.Program(), &o, &e)
 	return code, o.String(), e.String()
 }
 
@@ -80,7 +80,7 @@ func TestEveryCommandRefusesExtraArguments(t *testing.T) {
 // help never shows one on its own.
 func TestEveryCommandHasACategory(t *testing.T) {
 	categories := []string{cli.CategoryServing, cli.CategoryKnowledge, cli.CategoryRepository, cli.CategorySetup}
-	app := cli.NewApp(toolsets.Program(), io.Discard, io.Discard)
+	app := cli.NewApp(inventory.Program(), io.Discard, io.Discard)
 	for _, c := range app.Commands {
 		if !c.Hidden && !slices.Contains(categories, c.Category) {
 			t.Errorf("kontext %s has category %q, want one of %v", c.Name, c.Category, categories)

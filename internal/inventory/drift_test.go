@@ -1,4 +1,4 @@
-package toolsets_test
+package inventory_test
 
 import (
 	"bytes"

@@ -1,6 +1,6 @@
-// Package toolsets lists the toolsets the kontext binary ships. Each one
+// Package inventory lists the toolsets the kontext binary ships. Each one
 // lands here when it is complete: a tool that is advertised works fully.
-package toolsets
+package inventory
 
 import (
 	"github.com/urfave/cli/v2"

@@ -1,4 +1,4 @@
-package toolsets_test
+package inventory_test
 
 import (
 	"context"
@@ -14,9 +14,9 @@ import (
 
 	"github.com/kontext-dev/kontext/gen/protocol"
 	"github.com/kontext-dev/kontext/internal/fsroot"
+	"github.com/kontext-dev/kontext/internal/inventory"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 	"github.com/kontext-dev/kontext/internal/mcp"
-	"github.com/kontext-dev/kontext/internal/toolsets"
 )
 
 // storeRepo makes a repository whose store holds 60 decisions and one
@@ -61,7 +61,7 @@ func knowledgeClient(t *testing.T, dir string) *mcp.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, attach, err := toolsets.Knowledge().Open(root)
+	ts, attach, err := inventory.Knowledge().Open(root)
 	if err != nil {
 		t.Fatal(err)
 	}

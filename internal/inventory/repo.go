@@ -1,4 +1,4 @@
-package toolsets
+package inventory
 
 import (
 	"github.com/urfave/cli/v2"

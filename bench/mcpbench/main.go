@@ -185,7 +185,7 @@ func prepareServers(cfg config, tmp string) []*server {
 	testkit := &server{name: "kontext-testkit", about: "kontext runtime + the testkit toolset"}
 	if wanted(testkit.name) {
 		root := filepath.Join(tmp, "testkit-root")
-		if bin, err := goBuild(cfg.repo, tmp, "./internal/testkit/cmd/kontext-testkit", "kontext-testkit"); err != nil {
+		if bin, err := goBuild(cfg.repo, tmp, "./internal/mcptest/cmd/kontext-testkit", "kontext-testkit"); err != nil {
 			testkit.unavailable = err.Error()
 		} else if err := os.MkdirAll(root, 0o755); err != nil {
 			testkit.unavailable = err.Error()

@@ -64,7 +64,7 @@ func setup(dir string) error {
 		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
 	}
 	testkitBin = filepath.Join(dir, "kontext-testkit")
-	cmd := exec.Command(goBin, "build", "-o", testkitBin, "./internal/testkit/cmd/kontext-testkit")
+	cmd := exec.Command(goBin, "build", "-o", testkitBin, "./internal/mcptest/cmd/kontext-testkit")
 	cmd.Dir = repoRoot
 	out, err := cmd.CombinedOutput()
 	if err != nil {

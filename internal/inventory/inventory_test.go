@@ -18,14 +18,14 @@ import (
 	"github.com/kontext-dev/kontext/internal/inventory"
 	"github.com/kontext-dev/kontext/internal/knowledge"
 	"github.com/kontext-dev/kontext/internal/mcp"
-	"github.com/kontext-dev/kontext/internal/testkit"
+	"github.com/kontext-dev/kontext/internal/mcptest"
 )
 
 var update = flag.Bool("update", false, "rewrite the tool snapshots in testdata/tools")
 
 // all is every toolset there is: the shipped ones and the test kit.
 func all() []cli.ToolsetFactory {
-	return append(inventory.Shipped(), testkit.Factory())
+	return append(inventory.Shipped(), mcptest.Factory())
 }
 
 // serve starts a server with every toolset and returns the raw tools/list

@@ -22,7 +22,7 @@ import (
 	"github.com/kontext-dev/kontext/internal/inventory"
 	"github.com/kontext-dev/kontext/internal/knowledge"
 	"github.com/kontext-dev/kontext/internal/mcp"
-	"github.com/kontext-dev/kontext/internal/testkit"
+	"github.com/kontext-dev/kontext/internal/mcptest"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected side of transcripts and snapshots")
@@ -179,7 +179,7 @@ func replay(t *testing.T, dir, flags, client string, shipped []opened) []string 
 	if err != nil {
 		t.Fatal(err)
 	}
-	kit := testkit.New(root)
+	kit := mcptest.New(root)
 	sets := []*mcp.Toolset{kit.Toolset()}
 	for _, o := range shipped {
 		sets = append(sets, o.toolset)

@@ -1,9 +1,9 @@
-// Package testkit implements the test-only toolset specified under
+// Package mcptest implements the test-only toolset specified under
 // testdata/schema: tools that exercise the MCP runtime (validation,
 // structured output, progress, cancellation, timeouts, list changes,
 // subscriptions, the root guard). It is served by the test server in
 // cmd/kontext-testkit and by in-process tests, never by cmd/kontext.
-package testkit
+package mcptest
 
 import (
 	"context"
@@ -21,8 +21,8 @@ import (
 	"github.com/kontext-dev/kontext/internal/cli"
 	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/mcp"
-	"github.com/kontext-dev/kontext/internal/testkit/result"
-	"github.com/kontext-dev/kontext/internal/testkit/spec"
+	"github.com/kontext-dev/kontext/internal/mcptest/result"
+	"github.com/kontext-dev/kontext/internal/mcptest/spec"
 )
 
 // Kit is the testkit toolset's state.

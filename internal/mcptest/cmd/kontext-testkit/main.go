@@ -7,9 +7,9 @@ import (
 	"os"
 
 	"github.com/kontext-dev/kontext/internal/cli"
-	"github.com/kontext-dev/kontext/internal/testkit"
+	"github.com/kontext-dev/kontext/internal/mcptest"
 )
 
 func main() {
-	os.Exit(cli.Main(os.Args, cli.Program{Toolsets: []cli.ToolsetFactory{testkit.Factory()}}, os.Stdout, os.Stderr))
+	os.Exit(cli.Main(os.Args, cli.Program{Toolsets: []cli.ToolsetFactory{mcptest.Factory()}}, os.Stdout, os.Stderr))
 }

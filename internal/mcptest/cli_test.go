@@ -1,4 +1,4 @@
-package testkit_test
+package mcptest_test
 
 import (
 	"os"
@@ -7,7 +7,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/kontext-dev/kontext/internal/cli"
-	"github.com/kontext-dev/kontext/internal/testkit"
+	"github.com/kontext-dev/kontext/internal/mcptest"
 )
 
 // TestMain runs the real command line, with the test kit toolset, as
@@ -15,7 +15,7 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"kontext": func() {
-			os.Exit(cli.Main(os.Args, cli.Program{Toolsets: []cli.ToolsetFactory{testkit.Factory()}}, os.Stdout, os.Stderr))
+			os.Exit(cli.Main(os.Args, cli.Program{Toolsets: []cli.ToolsetFactory{mcptest.Factory()}}, os.Stdout, os.Stderr))
 		},
 	})
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/kontext-dev/kontext/internal/git"
 	"github.com/kontext-dev/kontext/internal/knowledge"
 	"github.com/kontext-dev/kontext/internal/knowledge/hooks"
+	knowledgetools "github.com/kontext-dev/kontext/internal/knowledge/tools"
 	"github.com/kontext-dev/kontext/internal/mcp"
 )
 
@@ -28,7 +29,7 @@ func Knowledge() kcli.ToolsetFactory {
 		Open: func(root *fsroot.Root) (*mcp.Toolset, func(*mcp.Server), error) {
 			svc := knowledge.NewService(root.Dir())
 			svc.Engine = sharedEngine()
-			h := knowledge.NewHandlers(svc)
+			h := knowledgetools.New(svc)
 			return h.Toolset(), h.Attach, nil
 		},
 		Flags:         spec.Flags,

@@ -7,15 +7,16 @@ import (
 	"strings"
 
 	"github.com/kontext-dev/kontext/internal/shell"
+	"github.com/kontext-dev/kontext/internal/textclip"
 )
 
 // voice words what an answer tells its reader to do next. An agent reads
 // tool calls (ctx_prepare_commit promote: ["<id>"]); a person who ran
 // `kontext prepare-commit` in a shell reads commands (kontext
 // prepare-commit --promote <id>).
-type voice struct{ shell bool }
+type Voice struct{ Shell bool }
 
-func voiceOf(ctx context.Context) voice { return voice{shell: shell.From(ctx)} }
+func VoiceOf(ctx context.Context) Voice { return Voice{Shell: shell.From(ctx)} }
 
 // ToolVerbs maps the knowledge tools that have a command of their own to
 // that command (kontext <verb>); the others are run as kontext call <tool>.
@@ -36,8 +37,8 @@ var ToolVerbs = map[string]string{
 var ToolVerbArgs = map[string]string{"ctx_search": "query", "ctx_read": "uri", "ctx_why": "target"}
 
 // tool names a tool the way the reader runs it.
-func (v voice) tool(name string) string {
-	if !v.shell {
+func (v Voice) Tool(name string) string {
+	if !v.Shell {
 		return name
 	}
 	if verb, ok := ToolVerbs[name]; ok {
@@ -48,12 +49,12 @@ func (v voice) tool(name string) string {
 
 // call names a tool with arguments, given as name, value pairs; a value
 // is a string, a bool, an int or a []string.
-func (v voice) call(name string, args ...any) string {
+func (v Voice) Call(name string, args ...any) string {
 	var b strings.Builder
-	b.WriteString(v.tool(name))
+	b.WriteString(v.Tool(name))
 	for i := 0; i+1 < len(args); i += 2 {
 		key, _ := args[i].(string)
-		if v.shell {
+		if v.Shell {
 			if s, ok := args[i+1].(string); ok && key == ToolVerbArgs[name] {
 				b.WriteString(" " + shellWord(s))
 			} else {
@@ -101,4 +102,26 @@ func shellWord(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// plural counts n of a thing: 1 entry, 2 entries.
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// oneParagraph is the first paragraph of text on one line, clipped.
+func OneParagraph(text string, max int) string {
+	para, _, _ := strings.Cut(strings.TrimSpace(text), "\n\n")
+	para = strings.Join(strings.Fields(para), " ")
+	if len(para) > max {
+		cut := strings.LastIndexByte(para[:max], ' ')
+		if cut < max/2 {
+			cut = max
+		}
+		para = textclip.Prefix(para, cut) + "…"
+	}
+	return para
 }

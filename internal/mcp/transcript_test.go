@@ -21,6 +21,7 @@ import (
 	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/inventory"
 	"github.com/kontext-dev/kontext/internal/knowledge"
+	knowledgetools "github.com/kontext-dev/kontext/internal/knowledge/tools"
 	"github.com/kontext-dev/kontext/internal/mcp"
 	"github.com/kontext-dev/kontext/internal/mcptest"
 )
@@ -161,7 +162,7 @@ func openShipped(t *testing.T, dir string) []opened {
 		t.Fatal(err)
 	}
 	svc := knowledge.NewService(dir)
-	h := knowledge.NewHandlers(svc)
+	h := knowledgetools.New(svc)
 	repoSet, _, err := inventory.Repo().Open(root)
 	if err != nil {
 		t.Fatal(err)

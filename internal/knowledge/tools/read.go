@@ -1,4 +1,4 @@
-package knowledge
+package tools
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	spec "github.com/kontext-dev/kontext/gen/toolsets/knowledge"
+	"github.com/kontext-dev/kontext/internal/knowledge"
 	"github.com/kontext-dev/kontext/internal/knowledge/index"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 	"github.com/kontext-dev/kontext/internal/mcp"
@@ -27,7 +28,7 @@ const (
 )
 
 func (h *Handlers) CtxRead(ctx context.Context, in *spec.CtxReadInput) (*mcp.ToolResult, error) {
-	o, err := h.svc.open(ctx)
+	o, err := h.svc.Open(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -39,25 +40,25 @@ func (h *Handlers) CtxRead(ctx context.Context, in *spec.CtxReadInput) (*mcp.Too
 }
 
 // readURI reads what a URI names at a level.
-func readURI(ctx context.Context, o *opened, uri string, level int) (string, error) {
-	v := voiceOf(ctx)
+func readURI(ctx context.Context, o *knowledge.Opened, uri string, level int) (string, error) {
+	v := knowledge.VoiceOf(ctx)
 	scheme, rest, hasScheme := strings.Cut(uri, ":")
 	if !hasScheme || len(scheme) == 1 { // a plain path (or a Windows drive letter)
 		return readFile(o, v, uri, "", level)
 	}
 	switch scheme {
 	case "kx":
-		entries, err := o.entries()
+		entries, err := o.Entries()
 		if err != nil && len(entries) == 0 {
 			return "", err
 		}
 		e, err := store.Find(entries, rest)
 		if err != nil {
-			return "", fmt.Errorf("%v (%s or %s list the entries)", err, v.tool("ctx_search"), v.tool("ctx_log"))
+			return "", fmt.Errorf("%v (%s or %s list the entries)", err, v.Tool("ctx_search"), v.Tool("ctx_log"))
 		}
 		return entryText(e, level, v), nil
 	case "inbox":
-		c, err := o.state.Show(ctx, rest)
+		c, err := o.State.Show(ctx, rest)
 		if err != nil {
 			return "", failure(err, v)
 		}
@@ -72,7 +73,7 @@ func readURI(ctx context.Context, o *opened, uri string, level int) (string, err
 }
 
 // entryText is an entry at a level: one line, the overview, or the file.
-func entryText(e *store.Entry, level int, v voice) string {
+func entryText(e *store.Entry, level int, v knowledge.Voice) string {
 	meta := []string{e.Kind}
 	for _, s := range []string{e.Status, e.Date} {
 		if s != "" {
@@ -99,21 +100,21 @@ func entryText(e *store.Entry, level int, v voice) string {
 			b.WriteString("Superseded by: " + strings.Join(e.SupersededBy, ", ") + "\n")
 		}
 		b.WriteString("\n" + strings.TrimSpace(e.Body))
-		return clip(b.String(), overviewChars, v.call("ctx_read", "level", 2)+" for the whole entry")
+		return clip(b.String(), overviewChars, v.Call("ctx_read", "level", 2)+" for the whole entry")
 	}
 	return clip(string(store.Marshal(e)), wholeChars, "the entry is longer than a read returns")
 }
 
 // readFile reads a file under the root, or one section of a Markdown file.
-func readFile(o *opened, v voice, path, section string, level int) (string, error) {
-	rel, err := o.root.Rel(path)
+func readFile(o *knowledge.Opened, v knowledge.Voice, path, section string, level int) (string, error) {
+	rel, err := o.Root.Rel(path)
 	if err != nil {
 		return "", err
 	}
 	if secrets.IsSecretFile(path) || secrets.IsSecretFile(rel) {
 		return "", fmt.Errorf("%s may hold secrets: kontext never reads it", rel)
 	}
-	data, err := o.root.ReadFile(rel)
+	data, err := o.Root.ReadFile(rel)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("no file %s in the repository", rel)
@@ -160,7 +161,7 @@ func readFile(o *opened, v voice, path, section string, level int) (string, erro
 	case levelLine:
 		return title + " — " + firstLine(text), nil
 	case levelOverview:
-		return clip(title+"\n\n"+strings.TrimSpace(text), overviewChars, v.call("ctx_read", "level", 2)+" for the whole text"), nil
+		return clip(title+"\n\n"+strings.TrimSpace(text), overviewChars, v.Call("ctx_read", "level", 2)+" for the whole text"), nil
 	}
 	return clip(text, wholeChars, "the file is longer than a read returns"), nil
 }
@@ -168,20 +169,20 @@ func readFile(o *opened, v voice, path, section string, level int) (string, erro
 // readCommit reads a commit: its subject, its message and stat, or its
 // diff. Secret files are left out of the stat and the diff (by path, and
 // by what the diff of a file holds), and the answer says which.
-func readCommit(ctx context.Context, o *opened, v voice, rev string, level int) (string, error) {
-	sha, err := o.git.ResolveCommit(ctx, rev)
+func readCommit(ctx context.Context, o *knowledge.Opened, v knowledge.Voice, rev string, level int) (string, error) {
+	sha, err := o.Git.ResolveCommit(ctx, rev)
 	if err != nil {
 		return "", fmt.Errorf("no commit %q in this repository", rev)
 	}
 	if level == levelLine {
-		out, err := o.git.Run(ctx, "show", "-s", "--format=%h %s (%an, %as)", sha)
+		out, err := o.Git.Run(ctx, "show", "-s", "--format=%h %s (%an, %as)", sha)
 		return strings.TrimSpace(string(out)), err
 	}
 	leftOut, err := commitSecretPaths(ctx, o, sha)
 	if err != nil {
 		return "", err
 	}
-	header, err := o.git.Run(ctx, "show", "-s", "--format=commit %H%nAuthor: %an <%ae>%nDate:   %aI%n%n%B", sha)
+	header, err := o.Git.Run(ctx, "show", "-s", "--format=commit %H%nAuthor: %an <%ae>%nDate:   %aI%n%n%B", sha)
 	if err != nil {
 		return "", err
 	}
@@ -207,7 +208,7 @@ func readCommit(ctx context.Context, o *opened, v voice, rev string, level int) 
 				args = append(args, ":(top,exclude,literal)"+p)
 			}
 		}
-		out, err := o.git.Run(ctx, args...)
+		out, err := o.Git.Run(ctx, args...)
 		if err != nil {
 			return "", err
 		}
@@ -224,7 +225,7 @@ func readCommit(ctx context.Context, o *opened, v voice, rev string, level int) 
 		text = strings.TrimRight(text, "\n") + "\n\n" + note + "\n"
 	}
 	if level == levelOverview {
-		return clip(strings.TrimSpace(text), overviewChars, v.call("ctx_read", "level", 2)+" for the diff"), nil
+		return clip(strings.TrimSpace(text), overviewChars, v.Call("ctx_read", "level", 2)+" for the diff"), nil
 	}
 	return clip(text, wholeChars, "the diff is longer than a read returns"), nil
 }
@@ -234,8 +235,8 @@ const maxExcludedPaths = 2000
 
 // commitSecretPaths lists the secret files a commit touched (against each
 // parent of a merge), renames' old names included.
-func commitSecretPaths(ctx context.Context, o *opened, sha string) ([]string, error) {
-	out, err := o.git.Run(ctx, "diff-tree", "-r", "-z", "--root", "-m", "--name-only", "--no-commit-id", sha)
+func commitSecretPaths(ctx context.Context, o *knowledge.Opened, sha string) ([]string, error) {
+	out, err := o.Git.Run(ctx, "diff-tree", "-r", "-z", "--root", "-m", "--name-only", "--no-commit-id", sha)
 	if err != nil {
 		return nil, err
 	}

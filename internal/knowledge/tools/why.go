@@ -1,4 +1,4 @@
-package knowledge
+package tools
 
 import (
 	"context"
@@ -14,11 +14,11 @@ import (
 	spec "github.com/kontext-dev/kontext/gen/toolsets/knowledge"
 	"github.com/kontext-dev/kontext/internal/git"
 	"github.com/kontext-dev/kontext/internal/glob"
+	"github.com/kontext-dev/kontext/internal/knowledge"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 	"github.com/kontext-dev/kontext/internal/lazyregexp"
 	"github.com/kontext-dev/kontext/internal/mcp"
 	"github.com/kontext-dev/kontext/internal/secrets"
-	"github.com/kontext-dev/kontext/internal/textclip"
 )
 
 // whyHistory is how many recent commits touching a path are weighed.
@@ -31,12 +31,12 @@ var (
 )
 
 func (h *Handlers) CtxWhy(ctx context.Context, in *spec.CtxWhyInput) (*mcp.ToolResult, error) {
-	o, err := h.svc.open(ctx)
+	o, err := h.svc.Open(ctx)
 	if err != nil {
 		return nil, err
 	}
 	target := strings.TrimSpace(in.Target)
-	w := &why{o: o, limit: in.Limit, v: voiceOf(ctx)}
+	w := &why{o: o, limit: in.Limit, v: knowledge.VoiceOf(ctx)}
 	switch {
 	case w.isPath(target):
 		return w.path(ctx, target, 0, 0)
@@ -52,7 +52,7 @@ func (h *Handlers) CtxWhy(ctx context.Context, in *spec.CtxWhyInput) (*mcp.ToolR
 		}
 		return w.path(ctx, m[1], start, end)
 	case shaRE.MatchString(target):
-		if sha, err := o.git.ResolveCommit(ctx, target); err == nil {
+		if sha, err := o.Git.ResolveCommit(ctx, target); err == nil {
 			return w.commit(ctx, sha)
 		}
 	}
@@ -63,13 +63,13 @@ func (h *Handlers) CtxWhy(ctx context.Context, in *spec.CtxWhyInput) (*mcp.ToolR
 }
 
 type why struct {
-	o     *opened
+	o     *knowledge.Opened
 	limit int
-	v     voice
+	v     knowledge.Voice
 }
 
 func (w *why) isPath(p string) bool {
-	abs, err := w.o.root.Path(p)
+	abs, err := w.o.Root.Path(p)
 	if err != nil {
 		return false
 	}
@@ -79,7 +79,7 @@ func (w *why) isPath(p string) bool {
 
 // path explains a file or directory, or lines of a file (start > 0).
 func (w *why) path(ctx context.Context, target string, start, end int) (*mcp.ToolResult, error) {
-	rel, err := w.o.root.Rel(target)
+	rel, err := w.o.Root.Rel(target)
 	if err != nil {
 		return nil, err
 	}
@@ -93,12 +93,12 @@ func (w *why) path(ctx context.Context, target string, start, end int) (*mcp.Too
 	}
 	fmt.Fprintf(&b, "# Why %s\n", title)
 
-	entries, _ := w.o.entries()
+	entries, _ := w.o.Entries()
 	w.knowledgeSection(&b, covering(entries, rel))
 
 	var commits []git.Commit
 	if start > 0 {
-		if reason := w.o.secretReason(target, rel); reason != "" {
+		if reason := w.o.SecretReason(target, rel); reason != "" {
 			// Blame prints the lines: a secret file's history is told by
 			// its commits alone.
 			fmt.Fprintf(&b, "\n## Lines\n%s (%s: kontext never shows its lines).\n", secrets.LeftOut([]string{rel}), reason)
@@ -111,7 +111,7 @@ func (w *why) path(ctx context.Context, target string, start, end int) (*mcp.Too
 			return nil, err
 		}
 	} else {
-		commits, err = w.o.git.Log(ctx, git.LogOptions{MaxCount: whyHistory, NoMerges: true, Paths: []string{rel}})
+		commits, err = w.o.Git.Log(ctx, git.LogOptions{MaxCount: whyHistory, NoMerges: true, Paths: []string{rel}})
 		if err != nil {
 			return nil, err
 		}
@@ -125,7 +125,7 @@ func (w *why) blamed(ctx context.Context, rel string, start, end int, b *strings
 	if end-start > 500 {
 		end = start + 500
 	}
-	lines, err := w.o.git.Blame(ctx, "", rel, start, end)
+	lines, err := w.o.Git.Blame(ctx, "", rel, start, end)
 	if err != nil {
 		return nil, fmt.Errorf("git blame %s:%d-%d: %w (is the file committed, and that long?)", rel, start, end, err)
 	}
@@ -148,7 +148,7 @@ func (w *why) blamed(ctx context.Context, rel string, start, end int, b *strings
 	// not a process each.
 	var commits []git.Commit
 	if len(shas) > 0 {
-		cs, err := w.o.git.Log(ctx, git.LogOptions{Revs: shas})
+		cs, err := w.o.Git.Log(ctx, git.LogOptions{Revs: shas})
 		if err != nil && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -201,7 +201,7 @@ func rankEntry(e *store.Entry) int {
 func (w *why) knowledgeSection(b *strings.Builder, entries []*store.Entry) {
 	b.WriteString("\n## Team knowledge\n")
 	if len(entries) == 0 {
-		fmt.Fprintf(b, "No entry of the store names these paths. (%s finds entries by topic.)\n", w.v.tool("ctx_search"))
+		fmt.Fprintf(b, "No entry of the store names these paths. (%s finds entries by topic.)\n", w.v.Tool("ctx_search"))
 		return
 	}
 	for i, e := range entries {
@@ -211,7 +211,7 @@ func (w *why) knowledgeSection(b *strings.Builder, entries []*store.Entry) {
 		}
 		fmt.Fprintf(b, "- %s\n", entryLine(e))
 		if d := e.Section("Decision"); d != "" && e.Kind == "decision" && e.IsActive() {
-			fmt.Fprintf(b, "  > %s\n", oneParagraph(d, 300))
+			fmt.Fprintf(b, "  > %s\n", knowledge.OneParagraph(d, 300))
 		}
 	}
 }
@@ -270,14 +270,14 @@ func commitLine(c git.Commit, reasons []string) string {
 		line += " [" + strings.Join(reasons, ", ") + "]"
 	}
 	line += "\n"
-	if body := oneParagraph(c.Body, 240); body != "" {
+	if body := knowledge.OneParagraph(c.Body, 240); body != "" {
 		line += "  " + body + "\n"
 	}
 	return line
 }
 
 func (w *why) commit(ctx context.Context, sha string) (*mcp.ToolResult, error) {
-	cs, err := w.o.git.Log(ctx, git.LogOptions{Rev: sha, MaxCount: 1, Files: true, Renames: true})
+	cs, err := w.o.Git.Log(ctx, git.LogOptions{Rev: sha, MaxCount: 1, Files: true, Renames: true})
 	if err != nil || len(cs) != 1 {
 		return nil, fmt.Errorf("cannot read commit %s: %v", sha, err)
 	}
@@ -285,7 +285,7 @@ func (w *why) commit(ctx context.Context, sha string) (*mcp.ToolResult, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Why git:%s\n\n%s (%s, %s)\n", short(c.SHA), c.Subject, c.AuthorName, c.AuthorTime.Format("2006-01-02"))
 	if c.Body != "" {
-		b.WriteString("\n" + clip(c.Body, 2000, w.v.call("ctx_read", "uri", "git:"+short(c.SHA))) + "\n")
+		b.WriteString("\n" + clip(c.Body, 2000, w.v.Call("ctx_read", "uri", "git:"+short(c.SHA))) + "\n")
 	}
 	if score, reasons := decisionScore(c); score > 0 && len(reasons) > 0 {
 		b.WriteString("\nDecision signals: " + strings.Join(reasons, ", ") + "\n")
@@ -315,13 +315,13 @@ func (w *why) commit(ctx context.Context, sha string) (*mcp.ToolResult, error) {
 	if note := secrets.LeftOut(leftOut); note != "" {
 		b.WriteString(note + "\n")
 	}
-	entries, _ := w.o.entries()
+	entries, _ := w.o.Entries()
 	var related []*store.Entry
 	seen := map[string]bool{}
 	// The knowledge this commit introduced, or only moved: renames are
 	// followed, so a folder rename is not where an ADR came from.
 	if len(entries) > 0 {
-		intro := introductions(ctx, w.o.git, w.o.storeDirs())
+		intro := introductions(ctx, w.o.Git, w.o.StoreDirs())
 		var added, moved []string
 		for _, e := range entries {
 			in, ok := intro[e.Path]
@@ -376,7 +376,7 @@ func definitionRE(symbol string) *regexp.Regexp {
 func (w *why) symbol(ctx context.Context, symbol string) (*mcp.ToolResult, error) {
 	// -F: a symbol is text, not a pattern ("." and "$" are in symbols).
 	// -z: a path may hold a colon.
-	out, err := w.o.git.Run(ctx, "grep", "-n", "-z", "-I", "-w", "-F", "--untracked", "-e", symbol, "--", ".")
+	out, err := w.o.Git.Run(ctx, "grep", "-n", "-z", "-I", "-w", "-F", "--untracked", "-e", symbol, "--", ".")
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -426,7 +426,7 @@ func (w *why) symbol(ctx context.Context, symbol string) (*mcp.ToolResult, error
 		// first of which is blamed.
 		secret, ok = byContent[p]
 		if !ok {
-			secret = w.o.secretContent(p) != ""
+			secret = w.o.SecretContent(p) != ""
 			byContent[p] = secret
 		}
 		if secret {
@@ -473,18 +473,4 @@ func short(sha string) string {
 		return sha[:8]
 	}
 	return sha
-}
-
-// oneParagraph is the first paragraph of text on one line, clipped.
-func oneParagraph(text string, max int) string {
-	para, _, _ := strings.Cut(strings.TrimSpace(text), "\n\n")
-	para = strings.Join(strings.Fields(para), " ")
-	if len(para) > max {
-		cut := strings.LastIndexByte(para[:max], ' ')
-		if cut < max/2 {
-			cut = max
-		}
-		para = textclip.Prefix(para, cut) + "…"
-	}
-	return para
 }

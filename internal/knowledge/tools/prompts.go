@@ -1,4 +1,4 @@
-package knowledge
+package tools
 
 import (
 	"context"
@@ -56,11 +56,11 @@ func (h *Handlers) PromptKontextReflect(context.Context, *spec.KontextReflectArg
 // ReadEntry serves kontext://entry/{id}: the entry's Markdown. An id may be
 // a unique prefix or an ADR number, as everywhere.
 func (h *Handlers) ReadEntry(ctx context.Context, vars *spec.EntryVars) (*mcp.ResourceContents, error) {
-	o, err := h.svc.open(ctx)
+	o, err := h.svc.Open(ctx)
 	if err != nil {
 		return nil, err
 	}
-	entries, err := o.entries()
+	entries, err := o.Entries()
 	if err != nil && len(entries) == 0 {
 		return nil, err
 	}
@@ -74,11 +74,11 @@ func (h *Handlers) ReadEntry(ctx context.Context, vars *spec.EntryVars) (*mcp.Re
 // ListEntry lists the store's entries as kontext://entry/<id> resources,
 // active ones first.
 func (h *Handlers) ListEntry(ctx context.Context) ([]*mcp.Resource, error) {
-	o, err := h.svc.open(ctx)
+	o, err := h.svc.Open(ctx)
 	if err != nil {
 		return nil, nil // outside a repository there are no entries to list
 	}
-	entries, _ := o.entries()
+	entries, _ := o.Entries()
 	var active, rest []*mcp.Resource
 	for _, e := range entries {
 		r := &mcp.Resource{

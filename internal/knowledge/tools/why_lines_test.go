@@ -1,4 +1,4 @@
-package knowledge
+package tools
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	spec "github.com/kontext-dev/kontext/gen/toolsets/knowledge"
 	"github.com/kontext-dev/kontext/internal/git"
+	"github.com/kontext-dev/kontext/internal/knowledge"
 )
 
 // ctx_why on lines reads the commits blame names in one git log: it ran
@@ -21,10 +22,10 @@ func TestWhyLinesReadsTheirCommitsInOneProcess(t *testing.T) {
 		writeFile(t, dir, "src/api.go", strings.Join(lines[:i+1], "\n")+"\n")
 		gitCmd(t, dir, "commit", "-q", "-am", "Add line "+lines[i])
 	}
-	svc := NewService(dir)
-	svc.getenv = func(string) string { return "" }
+	svc := knowledge.NewService(dir)
+	svc.Getenv = func(string) string { return "" }
 	t.Cleanup(func() { svc.Close() })
-	h := NewHandlers(svc)
+	h := New(svc)
 	target := "src/api.go:1-6"
 	// The first call opens the service (git rev-parse, config, branch).
 	if _, err := h.CtxWhy(context.Background(), &spec.CtxWhyInput{Target: target}); err != nil {
@@ -60,10 +61,10 @@ func TestWhyLinesReadsTheirCommitsInOneProcess(t *testing.T) {
 // it: the git layer checks the context before taking a process slot.
 func TestCancelledWhyStartsNoGit(t *testing.T) {
 	dir, _ := openTest(t)
-	svc := NewService(dir)
-	svc.getenv = func(string) string { return "" }
+	svc := knowledge.NewService(dir)
+	svc.Getenv = func(string) string { return "" }
 	t.Cleanup(func() { svc.Close() })
-	h := NewHandlers(svc)
+	h := New(svc)
 	if _, err := h.CtxWhy(context.Background(), &spec.CtxWhyInput{Target: "src/api.go"}); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package knowledge
+package tools
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	spec "github.com/kontext-dev/kontext/gen/toolsets/knowledge"
+
+	"github.com/kontext-dev/kontext/internal/knowledge"
 )
 
 // Without write access to .git/kontext, ctx_search failed: the index could
@@ -52,10 +54,10 @@ func TestSearchWorksWithoutWriteAccessToGitKontext(t *testing.T) {
 			t.Setenv("XDG_CACHE_HOME", cache)
 			dir, _ := openTest(t)
 			how.block(t, filepath.Join(dir, ".git", "kontext"))
-			svc := NewService(dir)
-			svc.getenv = func(string) string { return "" }
+			svc := knowledge.NewService(dir)
+			svc.Getenv = func(string) string { return "" }
 			t.Cleanup(func() { svc.Close() })
-			h := NewHandlers(svc)
+			h := New(svc)
 			search := func() string {
 				res, err := h.CtxSearch(context.Background(), &spec.CtxSearchInput{Query: "shop", Limit: 10, BudgetTokens: 1000})
 				if err != nil {

@@ -1,4 +1,4 @@
-package knowledge
+package tools
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	spec "github.com/kontext-dev/kontext/gen/toolsets/knowledge"
+
+	"github.com/kontext-dev/kontext/internal/knowledge"
 )
 
 // kontext log and ctx_why <sha> follow renames: an ADR folder moved from
@@ -33,15 +35,15 @@ func TestLogAndWhyFollowRenames(t *testing.T) {
 	gitCmd(t, dir, "commit", "-q", "-m", "Move the decisions and set up kontext")
 	moved := strings.TrimSpace(gitOut(t, dir, "rev-parse", "HEAD"))
 
-	svc := NewService(dir)
-	svc.getenv = func(k string) string {
+	svc := knowledge.NewService(dir)
+	svc.Getenv = func(k string) string {
 		if k == "KONTEXT_CONFIG_DIR" {
 			return filepath.Join(dir, ".no-user-config")
 		}
 		return ""
 	}
 	t.Cleanup(func() { svc.Close() })
-	h := NewHandlers(svc)
+	h := New(svc)
 	res, err := h.CtxLog(ctx, &spec.CtxLogInput{Kind: "decision", Limit: 10})
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package knowledge
+package tools
 
 import (
 	"context"
@@ -7,20 +7,21 @@ import (
 	"strings"
 
 	spec "github.com/kontext-dev/kontext/gen/toolsets/knowledge"
+	"github.com/kontext-dev/kontext/internal/knowledge"
 	"github.com/kontext-dev/kontext/internal/knowledge/bootstrap"
 	"github.com/kontext-dev/kontext/internal/knowledge/config"
 	"github.com/kontext-dev/kontext/internal/mcp"
 )
 
 // pipeline is the bootstrap of the repository.
-func (h *Handlers) pipeline(o *opened) *bootstrap.Pipeline {
-	p := bootstrap.NewPipeline(o.root, o.state, h.svc.engine())
-	p.ConfigOptions = config.Options{Getenv: h.svc.getenv}
+func (h *Handlers) pipeline(o *knowledge.Opened) *bootstrap.Pipeline {
+	p := bootstrap.NewPipeline(o.Root, o.State, h.svc.RepoEngine())
+	p.ConfigOptions = config.Options{Getenv: h.svc.Getenv}
 	return p
 }
 
 func (h *Handlers) CtxInit(ctx context.Context, in *spec.CtxInitInput) (*mcp.ToolResult, error) {
-	o, err := h.svc.open(ctx)
+	o, err := h.svc.Open(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -31,10 +32,10 @@ func (h *Handlers) CtxInit(ctx context.Context, in *spec.CtxInitInput) (*mcp.Too
 		return nil, err
 	}
 	if branch != "" {
-		return mcp.TextResult(fmt.Sprintf("The team's knowledge lives on branch %s (it has %s/), not on this one. kontext does not start a second store here: check out %s, or merge it into this branch, and run %s again.", branch, o.store.Dir(), branch, voiceOf(ctx).tool("ctx_init"))), nil
+		return mcp.TextResult(fmt.Sprintf("The team's knowledge lives on branch %s (it has %s/), not on this one. kontext does not start a second store here: check out %s, or merge it into this branch, and run %s again.", branch, o.Store.Dir(), branch, knowledge.VoiceOf(ctx).Tool("ctx_init"))), nil
 	}
 	// A store folder without a file in it is not set up yet.
-	if !o.store.Exists() || o.store.Empty() {
+	if !o.Store.Exists() || o.Store.Empty() {
 		if !in.Bootstrap {
 			return mcp.TextResult(fmt.Sprintf(`This repository has no knowledge store (%s/) yet.
 
@@ -42,14 +43,14 @@ Setting kontext up writes %s/ (configuration, an architecture overview, a doc fo
 - ctx_init with bootstrap: true does the scan, history and render (no git hooks), then returns the first task;
 - or, in a shell, kontext init does the same and installs the git hooks.
 
-Until then ctx_capture accepts visibility: private only, and nothing is promoted.`, o.store.Dir(), o.store.Dir())), nil
+Until then ctx_capture accepts visibility: private only, and nothing is promoted.`, o.Store.Dir(), o.Store.Dir())), nil
 		}
 		written, err := p.Bootstrap(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("bootstrap: %w", err)
 		}
 		h.changed()
-		fmt.Fprintf(&b, "Set up the knowledge store: %s.\nThe git hooks are not installed (kontext hooks install, or kontext init, does it). Review and commit %s/ with the change.\n\n", strings.Join(written, ", "), o.store.Dir())
+		fmt.Fprintf(&b, "Set up the knowledge store: %s.\nThe git hooks are not installed (kontext hooks install, or kontext init, does it). Review and commit %s/ with the change.\n\n", strings.Join(written, ", "), o.Store.Dir())
 	}
 	tasks, prog, err := p.Tasks(ctx)
 	if err != nil {
@@ -58,13 +59,13 @@ Until then ctx_capture accepts visibility: private only, and nothing is promoted
 	if len(tasks) > in.Count {
 		tasks = tasks[:in.Count]
 	}
-	b.WriteString(p.Text(tasks, prog, o.cfg.Init.TaskInlineChars))
+	b.WriteString(p.Text(tasks, prog, o.Config.Init.TaskInlineChars))
 	return mcp.TextResult(b.String()), nil
 }
 
 func (h *Handlers) CtxInitSubmit(ctx context.Context, in *spec.CtxInitSubmitInput) (*mcp.ToolResult, error) {
-	v := voiceOf(ctx)
-	o, err := h.svc.open(ctx)
+	v := knowledge.VoiceOf(ctx)
+	o, err := h.svc.Open(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -111,14 +112,14 @@ func (h *Handlers) CtxInitSubmit(ctx context.Context, in *spec.CtxInitSubmitInpu
 		if len(tasks) > 1 {
 			tasks = tasks[:1]
 		}
-		b.WriteString("\nNext:\n" + p.Text(tasks, prog, o.cfg.Init.TaskInlineChars))
+		b.WriteString("\nNext:\n" + p.Text(tasks, prog, o.Config.Init.TaskInlineChars))
 	}
 	return mcp.TextResult(b.String()), nil
 }
 
 // submittedText says what a submission did, file by file: a resubmission
 // says what it rewrote, and what already held it.
-func submittedText(res *bootstrap.Submitted, v voice) string {
+func submittedText(res *bootstrap.Submitted, v knowledge.Voice) string {
 	var b strings.Builder
 	line := func(what string, files []string) {
 		if len(files) > 0 {
@@ -137,7 +138,7 @@ func submittedText(res *bootstrap.Submitted, v voice) string {
 	}
 	line("Updated the index:", other)
 	if len(res.Written)+len(res.Removed) > 0 {
-		fmt.Fprintf(&b, "Review and commit them with the change (%s stages them).\n", v.tool("ctx_prepare_commit"))
+		fmt.Fprintf(&b, "Review and commit them with the change (%s stages them).\n", v.Tool("ctx_prepare_commit"))
 	} else {
 		b.WriteString("Nothing changed.\n")
 	}

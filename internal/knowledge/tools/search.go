@@ -1,4 +1,4 @@
-package knowledge
+package tools
 
 import (
 	"context"
@@ -30,11 +30,11 @@ func (h *Handlers) CtxSearch(ctx context.Context, in *spec.CtxSearchInput) (*mcp
 			return nil, mcp.InvalidParams(map[string]any{"tool": "ctx_search"}, mcp.Violation{Path: "/arguments/sources", Message: fmt.Sprintf("unknown source %q: the sources are local (no adapter is configured)", s)})
 		}
 	}
-	o, err := h.svc.open(ctx)
+	o, err := h.svc.Open(ctx)
 	if err != nil {
 		return nil, err
 	}
-	ix, err := o.searchIndex(ctx)
+	ix, err := o.SearchIndex(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +46,7 @@ func (h *Handlers) CtxSearch(ctx context.Context, in *spec.CtxSearchInput) (*mcp
 	if len(hits) == 0 {
 		text = fmt.Sprintf("Nothing matches %q. Try other words, an identifier, or fewer kinds.", in.Query)
 	}
-	if note := o.takeSearchNote(); note != "" {
+	if note := o.TakeSearchNote(); note != "" {
 		text += "\n\nNote: " + note + "."
 	}
 	return mcp.TextResult(text), nil

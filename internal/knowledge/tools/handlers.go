@@ -1,4 +1,8 @@
-package knowledge
+// Package tools serves the knowledge toolset: the tools, prompts and
+// resources of gen/toolsets/knowledge over the Service of internal/knowledge
+// (the store, the inbox, the search index), worded for an agent or, through
+// the CLI, for a person (knowledge.Voice).
+package tools
 
 import (
 	"context"
@@ -9,6 +13,7 @@ import (
 	"sync"
 
 	spec "github.com/kontext-dev/kontext/gen/toolsets/knowledge"
+	"github.com/kontext-dev/kontext/internal/knowledge"
 	"github.com/kontext-dev/kontext/internal/knowledge/local"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 	"github.com/kontext-dev/kontext/internal/mcp"
@@ -17,7 +22,7 @@ import (
 
 // Handlers answer the knowledge toolset's tools, prompts and resources.
 type Handlers struct {
-	svc *Service
+	svc *knowledge.Service
 
 	mu     sync.Mutex
 	server *mcp.Server
@@ -25,8 +30,8 @@ type Handlers struct {
 
 var _ spec.Handlers = (*Handlers)(nil)
 
-// NewHandlers serves the knowledge of svc.
-func NewHandlers(svc *Service) *Handlers { return &Handlers{svc: svc} }
+// New serves the knowledge of svc.
+func New(svc *knowledge.Service) *Handlers { return &Handlers{svc: svc} }
 
 // Toolset is the knowledge toolset served by h.
 func (h *Handlers) Toolset() *mcp.Toolset { return spec.Toolset(h) }
@@ -51,7 +56,7 @@ func (h *Handlers) changed() {
 
 // failure turns the store's and the inbox's typed errors into messages that
 // tell the reader what to do next, in their terms.
-func failure(err error, v voice) error {
+func failure(err error, v knowledge.Voice) error {
 	if joined, ok := err.(interface{ Unwrap() []error }); ok {
 		var each []error
 		for _, e := range joined.Unwrap() {
@@ -68,12 +73,12 @@ func failure(err error, v voice) error {
 	var ambiguous *store.AmbiguousError
 	switch {
 	case errors.As(err, &noStore):
-		if v.shell {
+		if v.Shell {
 			return fmt.Errorf("this repository has no knowledge store (%s/) yet, so only private captures are kept and nothing can be promoted: capture with --visibility private, or set kontext up (kontext init)", noStore.StoreDir)
 		}
 		return fmt.Errorf("this repository has no knowledge store (%s/) yet, so only visibility: private captures are accepted and nothing can be promoted. Capture with visibility \"private\", or ask the user whether to set kontext up", noStore.StoreDir)
 	case errors.As(err, &noCandidate):
-		return fmt.Errorf("no inbox candidate %q (%s lists them)", noCandidate.ID, v.tool("ctx_inbox"))
+		return fmt.Errorf("no inbox candidate %q (%s lists them)", noCandidate.ID, v.Tool("ctx_inbox"))
 	case errors.As(err, &private):
 		return fmt.Errorf("%s is private: it stays in this clone's inbox and is never promoted into the team's store", private.ID)
 	case errors.As(err, &secret):
@@ -91,14 +96,14 @@ func failure(err error, v voice) error {
 }
 
 func (h *Handlers) CtxCapture(ctx context.Context, in *spec.CtxCaptureInput) (*mcp.ToolResult, error) {
-	v := voiceOf(ctx)
-	o, err := h.svc.open(ctx)
+	v := knowledge.VoiceOf(ctx)
+	o, err := h.svc.Open(ctx)
 	if err != nil {
 		return nil, err
 	}
 	// A person who ran kontext capture wrote it; an agent otherwise.
 	origin := "agent"
-	if v.shell {
+	if v.Shell {
 		origin = "human"
 	}
 	c := local.Capture{
@@ -120,7 +125,7 @@ func (h *Handlers) CtxCapture(ctx context.Context, in *spec.CtxCaptureInput) (*m
 	if in.Status != nil {
 		c.Status = string(*in.Status)
 	}
-	got, err := o.state.Capture(ctx, c)
+	got, err := o.State.Capture(ctx, c)
 	if err != nil {
 		return nil, failure(err, v)
 	}
@@ -128,7 +133,7 @@ func (h *Handlers) CtxCapture(ctx context.Context, in *spec.CtxCaptureInput) (*m
 	var b strings.Builder
 	e := got.Entry
 	if got.Promoted {
-		fmt.Fprintf(&b, "Written into the store as kx:%s (%s). It is not staged: %s stages it with the change.\n", e.ID, got.Result.Path, v.tool("ctx_prepare_commit"))
+		fmt.Fprintf(&b, "Written into the store as kx:%s (%s). It is not staged: %s stages it with the change.\n", e.ID, got.Result.Path, v.Tool("ctx_prepare_commit"))
 		for _, old := range got.Result.Superseded {
 			fmt.Fprintf(&b, "Marked kx:%s superseded.\n", old.ID)
 		}
@@ -141,7 +146,7 @@ func (h *Handlers) CtxCapture(ctx context.Context, in *spec.CtxCaptureInput) (*m
 		if vis == local.Private {
 			b.WriteString("It stays in this clone: private captures are never promoted into the team's store.\n")
 		} else {
-			fmt.Fprintf(&b, "Before committing, %s writes it into the store and stages it.\n", v.call("ctx_prepare_commit", "promote", []string{e.ID}))
+			fmt.Fprintf(&b, "Before committing, %s writes it into the store and stages it.\n", v.Call("ctx_prepare_commit", "promote", []string{e.ID}))
 		}
 	}
 	if len(got.Redacted) > 0 {
@@ -160,19 +165,19 @@ func redactedLine(fs []secrets.Finding) string {
 }
 
 func (h *Handlers) CtxInbox(ctx context.Context, in *spec.CtxInboxInput) (*mcp.ToolResult, error) {
-	v := voiceOf(ctx)
-	o, err := h.svc.open(ctx)
+	v := knowledge.VoiceOf(ctx)
+	o, err := h.svc.Open(ctx)
 	if err != nil {
 		return nil, err
 	}
 	switch in.Action {
 	case spec.CtxInboxInputActionShow:
 		if len(in.Ids) == 0 {
-			return nil, fmt.Errorf("show needs ids: the inbox ids to show (%s lists them)", v.tool("ctx_inbox"))
+			return nil, fmt.Errorf("show needs ids: the inbox ids to show (%s lists them)", v.Tool("ctx_inbox"))
 		}
 		var parts []string
 		for _, id := range in.Ids {
-			c, err := o.state.Show(ctx, id)
+			c, err := o.State.Show(ctx, id)
 			if err != nil {
 				return nil, failure(err, v)
 			}
@@ -183,7 +188,7 @@ func (h *Handlers) CtxInbox(ctx context.Context, in *spec.CtxInboxInput) (*mcp.T
 		if len(in.Ids) == 0 {
 			return nil, errors.New("promote needs ids: the inbox ids to write into the store")
 		}
-		done, err := o.state.Promote(ctx, in.Ids...)
+		done, err := o.State.Promote(ctx, in.Ids...)
 		if len(done) > 0 {
 			h.changed()
 		}
@@ -192,7 +197,7 @@ func (h *Handlers) CtxInbox(ctx context.Context, in *spec.CtxInboxInput) (*mcp.T
 			fmt.Fprintf(&b, "Promoted inbox:%s to kx:%s (%s).\n", p.ID, p.Entry.ID, p.Entry.Path)
 		}
 		if len(done) > 0 {
-			fmt.Fprintf(&b, "Not staged yet: %s stages the knowledge with the change.\n", v.tool("ctx_prepare_commit"))
+			fmt.Fprintf(&b, "Not staged yet: %s stages the knowledge with the change.\n", v.Tool("ctx_prepare_commit"))
 		}
 		if err != nil {
 			fmt.Fprintf(&b, "Not promoted: %v\n", failure(err, v))
@@ -203,7 +208,7 @@ func (h *Handlers) CtxInbox(ctx context.Context, in *spec.CtxInboxInput) (*mcp.T
 		if len(in.Ids) == 0 {
 			return nil, errors.New("drop needs ids: the inbox ids to discard")
 		}
-		dropped, err := o.state.Drop(ctx, in.Ids...)
+		dropped, err := o.State.Drop(ctx, in.Ids...)
 		if len(dropped) > 0 {
 			h.changed()
 		}
@@ -213,12 +218,12 @@ func (h *Handlers) CtxInbox(ctx context.Context, in *spec.CtxInboxInput) (*mcp.T
 		}
 		return mcp.TextResult(msg), nil
 	}
-	cands, err := o.state.List(ctx)
+	cands, err := o.State.List(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if len(cands) == 0 {
-		return mcp.TextResult(fmt.Sprintf("The inbox is empty. Capture with %s.", v.tool("ctx_capture"))), nil
+		return mcp.TextResult(fmt.Sprintf("The inbox is empty. Capture with %s.", v.Tool("ctx_capture"))), nil
 	}
 	return mcp.TextResult(inboxList(cands)), nil
 }
@@ -269,16 +274,16 @@ func candidateText(c *local.Candidate, full bool) string {
 }
 
 func (h *Handlers) CtxLog(ctx context.Context, in *spec.CtxLogInput) (*mcp.ToolResult, error) {
-	o, err := h.svc.open(ctx)
+	o, err := h.svc.Open(ctx)
 	if err != nil {
 		return nil, err
 	}
-	known := func(k string) bool { _, ok := o.cfg.Kind(k); return ok }
+	known := func(k string) bool { _, ok := o.Config.Kind(k); return ok }
 	kind, _, ok := store.NormalizeKind(in.Kind, known)
 	if !ok {
-		return nil, failure(&store.UnknownKindError{Kind: in.Kind, Known: kindNames(o)}, voiceOf(ctx))
+		return nil, failure(&store.UnknownKindError{Kind: in.Kind, Known: kindNames(o)}, knowledge.VoiceOf(ctx))
 	}
-	entries, err := o.entries()
+	entries, err := o.Entries()
 	if err != nil && len(entries) == 0 {
 		return nil, err
 	}
@@ -351,17 +356,17 @@ func (h *Handlers) CtxLog(ctx context.Context, in *spec.CtxLogInput) (*mcp.ToolR
 
 // introducingCommits maps each entry's file to the commit that added it,
 // renames followed (short shas).
-func introducingCommits(ctx context.Context, o *opened, entries []*store.Entry) map[string]string {
+func introducingCommits(ctx context.Context, o *knowledge.Opened, entries []*store.Entry) map[string]string {
 	out := map[string]string{}
-	for p, in := range introductions(ctx, o.git, o.storeDirs()) {
+	for p, in := range introductions(ctx, o.Git, o.StoreDirs()) {
 		out[p] = short(in.SHA)
 	}
 	return out
 }
 
-func kindNames(o *opened) []string {
+func kindNames(o *knowledge.Opened) []string {
 	var names []string
-	for _, k := range o.cfg.Kinds() {
+	for _, k := range o.Config.Kinds() {
 		names = append(names, k.Name)
 	}
 	return names

@@ -1,4 +1,4 @@
-package knowledge
+package tools
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	spec "github.com/kontext-dev/kontext/gen/toolsets/knowledge"
 	"github.com/kontext-dev/kontext/internal/glob"
+	"github.com/kontext-dev/kontext/internal/knowledge"
 	"github.com/kontext-dev/kontext/internal/knowledge/index"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 	"github.com/kontext-dev/kontext/internal/mcp"
@@ -22,24 +23,24 @@ import (
 var agentRuleFiles = []string{"AGENTS.md", "CLAUDE.md", ".cursorrules", ".github/copilot-instructions.md", ".windsurfrules", "GEMINI.md"}
 
 func (h *Handlers) CtxBrief(ctx context.Context, in *spec.CtxBriefInput) (*mcp.ToolResult, error) {
-	o, err := h.svc.open(ctx)
+	o, err := h.svc.Open(ctx)
 	if err != nil {
 		return nil, err
 	}
-	budget := o.cfg.Brief.BudgetTokens
+	budget := o.Config.Brief.BudgetTokens
 	if in.BudgetTokens != nil {
 		budget = *in.BudgetTokens
 	}
-	return mcp.TextResult(h.svc.brief(ctx, o, in.Focus, budget*charsPerToken)), nil
+	return mcp.TextResult(brief(ctx, h.svc, o, in.Focus, budget*charsPerToken)), nil
 }
 
 // ReadBrief serves kontext://brief: the brief at the configured budget.
 func (h *Handlers) ReadBrief(ctx context.Context) (*mcp.ResourceContents, error) {
-	o, err := h.svc.open(ctx)
+	o, err := h.svc.Open(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &mcp.ResourceContents{Text: h.svc.brief(ctx, o, nil, o.cfg.Brief.BudgetTokens*charsPerToken)}, nil
+	return &mcp.ResourceContents{Text: brief(ctx, h.svc, o, nil, o.Config.Brief.BudgetTokens*charsPerToken)}, nil
 }
 
 // briefLinesPerSection bounds the lines rendered for one section; the
@@ -80,26 +81,26 @@ const (
 // items it left out and where to read them. Within a section, what the
 // focus names comes first. The State section always fits: it says what
 // the agent should do next.
-func (s *Service) brief(ctx context.Context, o *opened, focusItems []string, budget int) string {
-	v := voiceOf(ctx)
-	entries, loadErr := o.entries()
+func brief(ctx context.Context, s *knowledge.Service, o *knowledge.Opened, focusItems []string, budget int) string {
+	v := knowledge.VoiceOf(ctx)
+	entries, loadErr := o.Entries()
 	mods := moduleDocs(entries)
 	f := newFocus(focusItems, mods)
 
 	var head strings.Builder
-	name := o.cfg.Project.Name
+	name := o.Config.Project.Name
 	if name == "" {
-		name = o.cfg.Identity.Name
+		name = o.Config.Identity.Name
 	}
 	if name == "" {
-		name = path.Base(o.root.Dir())
+		name = path.Base(o.Root.Dir())
 	}
 	fmt.Fprintf(&head, "# %s — team context\n", name)
-	branch := o.state.Branch
+	branch := o.State.Branch
 	if branch == "" {
 		branch = "detached HEAD"
 	}
-	fmt.Fprintf(&head, "%s · %s\n", o.cfg.Identity.ID, branch)
+	fmt.Fprintf(&head, "%s · %s\n", o.Config.Identity.ID, branch)
 	if about := aboutText(o, entries); about != "" {
 		fmt.Fprintf(&head, "About: %s\n", about)
 	}
@@ -135,20 +136,20 @@ func (s *Service) brief(ctx context.Context, o *opened, focusItems []string, bud
 		for _, e := range list[:shown] {
 			lines = append(lines, briefLine(e, entries))
 		}
-		more := v.tool("ctx_log")
+		more := v.Tool("ctx_log")
 		if kind != store.KindDecision {
-			more = v.call("ctx_log", "kind", kind)
+			more = v.Call("ctx_log", "kind", kind)
 		}
 		sections = append(sections, section{heading: heading, lines: lines, total: len(list), more: more, weight: weight})
 	}
-	kindSection("Decisions", store.KindDecision, o.cfg.Brief.MaxDecisions, weightDecisions)
+	kindSection("Decisions", store.KindDecision, o.Config.Brief.MaxDecisions, weightDecisions)
 	kindSection("Conventions", store.KindConvention, 0, weightConventions)
 	kindSection("Learnings & pitfalls", store.KindLearning, 0, weightLearnings)
 	kindSection("Incidents", store.KindIncident, 0, weightIncidents)
 	if len(mods) > 0 {
-		s.rankModules(ctx, o, mods)
-		lines := moduleLines(mods, f, o.cfg.Brief.MaxModules)
-		sections = append(sections, section{heading: "Modules", lines: lines, total: len(mods), more: v.call("ctx_log", "kind", store.KindArchitecture), weight: weightModules})
+		s.RankModules(ctx, o, mods)
+		lines := moduleLines(mods, f, o.Config.Brief.MaxModules)
+		sections = append(sections, section{heading: "Modules", lines: lines, total: len(mods), more: v.Call("ctx_log", "kind", store.KindArchitecture), weight: weightModules})
 	}
 
 	state := stateLines(ctx, o, v, entries, loadErr)
@@ -267,10 +268,10 @@ func (s section) render(room int) string {
 
 // clipRule cuts a quoted rule file's line to room characters, pointing to
 // the whole file.
-func clipRule(v voice) func(string, int) string {
+func clipRule(v knowledge.Voice) func(string, int) string {
 	return func(line string, room int) string {
 		name, _, _ := strings.Cut(strings.TrimPrefix(line, "- "), ":")
-		hint := fmt.Sprintf("… (%s)", v.call("ctx_read", "uri", name))
+		hint := fmt.Sprintf("… (%s)", v.Call("ctx_read", "uri", name))
 		keep := room - len(hint)
 		if keep < 0 {
 			keep = 0
@@ -322,7 +323,7 @@ func newFocus(items []string, mods []*store.Entry) focus {
 	}
 	var extra []string
 	for _, m := range mods {
-		id := moduleID(m)
+		id := knowledge.ModuleID(m)
 		named := false
 		for _, fp := range f.paths {
 			// The module, a path inside it, or a directory holding it; the
@@ -403,21 +404,21 @@ func (f focus) rank(list []*store.Entry) {
 
 // aboutText is what the project is for: the overview's Purpose, the
 // configured description, or the README's first paragraph.
-func aboutText(o *opened, entries []*store.Entry) string {
+func aboutText(o *knowledge.Opened, entries []*store.Entry) string {
 	for _, e := range entries {
 		if e.Kind == "architecture" && path.Base(e.Path) == "overview.md" {
 			// Until the purpose task writes it, the section holds only
 			// the bootstrap's placeholder comment: nothing to say.
 			if p := strings.TrimSpace(index.StripComments(e.Section("Purpose"))); p != "" {
-				return oneParagraph(p, 300)
+				return knowledge.OneParagraph(p, 300)
 			}
 		}
 	}
-	if o.cfg.Project.Description != "" {
-		return o.cfg.Project.Description
+	if o.Config.Project.Description != "" {
+		return o.Config.Project.Description
 	}
 	for _, name := range []string{"README.md", "readme.md", "README"} {
-		data, err := o.readShown(name)
+		data, err := o.ReadShown(name)
 		if err != nil {
 			continue
 		}
@@ -426,7 +427,7 @@ func aboutText(o *opened, entries []*store.Entry) string {
 			if para == "" || strings.HasPrefix(para, "#") || strings.HasPrefix(para, "<") || strings.HasPrefix(para, "[!") || strings.HasPrefix(para, "![") {
 				continue
 			}
-			return oneParagraph(para, 300)
+			return knowledge.OneParagraph(para, 300)
 		}
 	}
 	return ""
@@ -453,7 +454,7 @@ func overviewFact(entries []*store.Entry, name string) string {
 
 // agentRules quotes the rule files agents must follow (and nested
 // AGENTS.md files on the focus paths), within room characters.
-func agentRules(o *opened, f focus, v voice, room int) []string {
+func agentRules(o *knowledge.Opened, f focus, v knowledge.Voice, room int) []string {
 	files := append(append([]string(nil), agentRuleFiles...), nestedRuleFiles(o, f)...)
 	var lines []string
 	seen := map[string]bool{}
@@ -462,7 +463,7 @@ func agentRules(o *opened, f focus, v voice, room int) []string {
 			continue
 		}
 		seen[name] = true
-		data, err := o.readShown(name)
+		data, err := o.ReadShown(name)
 		if err != nil {
 			continue
 		}
@@ -475,7 +476,7 @@ func agentRules(o *opened, f focus, v voice, room int) []string {
 			max = 200
 		}
 		if len(text) > max {
-			text = textclip.Prefix(text, max) + fmt.Sprintf("… (%s)", v.call("ctx_read", "uri", name))
+			text = textclip.Prefix(text, max) + fmt.Sprintf("… (%s)", v.Call("ctx_read", "uri", name))
 		}
 		lines = append(lines, fmt.Sprintf("- %s: %s", name, text))
 		room -= len(text)
@@ -491,7 +492,7 @@ func agentRules(o *opened, f focus, v voice, room int) []string {
 // while they exist, so a focus of thousands of levels costs what its
 // existing part costs (it took 47.7 s for 2,000 levels when every level
 // was tried).
-func nestedRuleFiles(o *opened, f focus) []string {
+func nestedRuleFiles(o *knowledge.Opened, f focus) []string {
 	var files []string
 	seen := map[string]bool{}
 	for _, fp := range f.paths {
@@ -505,7 +506,7 @@ func nestedRuleFiles(o *opened, f focus) []string {
 				break // the guard would refuse it
 			}
 			dir = path.Join(dir, part)
-			abs, err := o.root.Path(dir)
+			abs, err := o.Root.Path(dir)
 			if err != nil {
 				break
 			}
@@ -547,15 +548,6 @@ func moduleDocs(entries []*store.Entry) []*store.Entry {
 	return mods
 }
 
-// moduleID is a module doc's module: its path from the top of the
-// repository (internal/cli), as the bootstrap records it, else the title.
-func moduleID(e *store.Entry) string {
-	if id := strings.TrimSpace(e.Get("module")); id != "" {
-		return id
-	}
-	return e.Title
-}
-
 // moduleLines lists the modules by their short path, the focused ones
 // first with the start of their overview, then the rest in the order
 // mods has (rankModules put them in), at most max.
@@ -564,7 +556,7 @@ func moduleLines(mods []*store.Entry, f focus, max int) []string {
 	sort.SliceStable(order, func(i, j int) bool { return f.modules[order[i]] && !f.modules[order[j]] })
 	var lines []string
 	for _, e := range order {
-		name := moduleID(e)
+		name := knowledge.ModuleID(e)
 		if name == "." {
 			name = e.Title
 		}
@@ -573,7 +565,7 @@ func moduleLines(mods []*store.Entry, f focus, max int) []string {
 			line += " — " + s
 		}
 		if f.modules[e] {
-			if ov := oneParagraph(strings.TrimSpace(index.StripComments(e.Section("Overview"))), 300); ov != "" && ov != moduleSummary(e) {
+			if ov := knowledge.OneParagraph(strings.TrimSpace(index.StripComments(e.Section("Overview"))), 300); ov != "" && ov != moduleSummary(e) {
 				line += "\n  " + ov
 			}
 		}
@@ -594,21 +586,21 @@ func moduleSummary(e *store.Entry) string {
 		if s == e.Title {
 			return ""
 		}
-		return oneParagraph(s, 140)
+		return knowledge.OneParagraph(s, 140)
 	}
-	return oneParagraph(strings.TrimSpace(index.StripComments(e.Section("Overview"))), 140)
+	return knowledge.OneParagraph(strings.TrimSpace(index.StripComments(e.Section("Overview"))), 140)
 }
 
 // stateLines says what needs attention: the inbox, problems in the store,
 // stale decisions, missing hooks, the bootstrap.
-func stateLines(ctx context.Context, o *opened, v voice, entries []*store.Entry, loadErr error) []string {
+func stateLines(ctx context.Context, o *knowledge.Opened, v knowledge.Voice, entries []*store.Entry, loadErr error) []string {
 	var lines []string
-	if !o.store.Exists() {
-		lines = append(lines, fmt.Sprintf("- No knowledge store (%s/) yet: only private captures are kept. Ask the user before setting kontext up.", o.store.Dir()))
+	if !o.Store.Exists() {
+		lines = append(lines, fmt.Sprintf("- No knowledge store (%s/) yet: only private captures are kept. Ask the user before setting kontext up.", o.Store.Dir()))
 	} else {
-		lines = append(lines, fmt.Sprintf("- Store: %s in %s/.", plural(len(entries), "entry", "entries"), o.store.Dir()))
+		lines = append(lines, fmt.Sprintf("- Store: %s in %s/.", knowledge.Plural(len(entries), "entry", "entries"), o.Store.Dir()))
 	}
-	if cands, err := o.state.List(ctx); err == nil && len(cands) > 0 {
+	if cands, err := o.State.List(ctx); err == nil && len(cands) > 0 {
 		team, here, private := 0, 0, 0
 		for _, c := range cands {
 			switch {
@@ -623,30 +615,30 @@ func stateLines(ctx context.Context, o *opened, v voice, entries []*store.Entry,
 		}
 		var parts []string
 		if team > 0 {
-			part := plural(team, "team candidate", "team candidates")
+			part := knowledge.Plural(team, "team candidate", "team candidates")
 			if team != here {
 				part += fmt.Sprintf(" (%d from other worktrees)", team-here)
 			}
-			parts = append(parts, part+fmt.Sprintf(" to review (%s; %s promotes them with the commit)", v.tool("ctx_inbox"), v.tool("ctx_prepare_commit")))
+			parts = append(parts, part+fmt.Sprintf(" to review (%s; %s promotes them with the commit)", v.Tool("ctx_inbox"), v.Tool("ctx_prepare_commit")))
 		}
 		if private > 0 {
-			parts = append(parts, plural(private, "private capture", "private captures")+" kept in this clone")
+			parts = append(parts, knowledge.Plural(private, "private capture", "private captures")+" kept in this clone")
 		}
 		lines = append(lines, "- Inbox: "+strings.Join(parts, "; ")+".")
 	}
 	if loadErr != nil {
-		lines = append(lines, "- Some entries could not be read: "+oneParagraph(loadErr.Error(), 200))
+		lines = append(lines, "- Some entries could not be read: "+knowledge.OneParagraph(loadErr.Error(), 200))
 	}
-	if errs, _ := o.storeErrors(entries); errs > 0 {
+	if errs, _ := o.StoreErrors(entries); errs > 0 {
 		lines = append(lines, fmt.Sprintf("- %d problem(s) in the store block commits (kontext check).", errs))
 	}
-	if o.store.Exists() {
-		lines = append(lines, o.staleAndHooksLines(ctx, entries)...)
+	if o.Store.Exists() {
+		lines = append(lines, o.StaleAndHooksLines(ctx, entries)...)
 	}
-	if p := bootstrapProgress(o, v, entries); p != "" {
+	if p := knowledge.BootstrapProgress(o, v, entries); p != "" {
 		lines = append(lines, "- Bootstrap: "+p)
 	}
-	if _, err := os.Stat(o.root.Dir()); err != nil {
+	if _, err := os.Stat(o.Root.Dir()); err != nil {
 		lines = append(lines, "- The repository root is not readable.")
 	}
 	return lines
@@ -662,11 +654,4 @@ func shortID(e *store.Entry, all []*store.Entry) string {
 		id = e.ID[:11] + word
 	}
 	return id
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

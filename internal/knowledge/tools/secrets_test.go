@@ -1,4 +1,4 @@
-package knowledge
+package tools
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kontext-dev/kontext/internal/knowledge"
 )
 
 // The secrets below are fake but shaped like real ones, assembled from
@@ -51,15 +53,15 @@ func secretRepo(t *testing.T) (dir string, h *Handlers, envCommit, keysCommit st
 	if err := os.Symlink("../.env", filepath.Join(dir, "cmd", "settings.txt")); err != nil {
 		t.Fatal(err)
 	}
-	svc := NewService(dir)
-	svc.getenv = func(k string) string {
+	svc := knowledge.NewService(dir)
+	svc.Getenv = func(k string) string {
 		if k == "KONTEXT_CONFIG_DIR" {
 			return filepath.Join(dir, ".no-user-config")
 		}
 		return ""
 	}
 	t.Cleanup(func() { svc.Close() })
-	return dir, NewHandlers(svc), envCommit, keysCommit
+	return dir, New(svc), envCommit, keysCommit
 }
 
 func revParse(t *testing.T, dir, rev string) string {
@@ -272,15 +274,15 @@ func TestBootstrapAndSubmissionsAreRedacted(t *testing.T) {
 	}
 	gitCmd(t, dir, "add", ".")
 	gitCmd(t, dir, "commit", "-q", "-m", "shop")
-	svc := NewService(dir)
-	svc.getenv = func(k string) string {
+	svc := knowledge.NewService(dir)
+	svc.Getenv = func(k string) string {
 		if k == "KONTEXT_CONFIG_DIR" {
 			return filepath.Join(dir, ".no-user-config")
 		}
 		return ""
 	}
 	t.Cleanup(func() { svc.Close() })
-	h := NewHandlers(svc)
+	h := New(svc)
 	if text, ok := call(t, h, "ctx_init", map[string]any{"bootstrap": true}); !ok {
 		t.Fatal(text)
 	}
@@ -321,15 +323,15 @@ func TestSubmittedDecisionsAreRedacted(t *testing.T) {
 		writeFile(t, dir, "src/pay.ts", "export const pay = "+string(rune('2'+i))+"\n")
 		gitCmd(t, dir, "commit", "-qam", "refactor!: switch payments from Braintree to Stripe\n\nWe decided to replace Braintree because the fees are lower; this changes refunds and every caller must pass a currency from now on, which is a breaking change for the mobile app and the admin tools alike.")
 	}
-	svc := NewService(dir)
-	svc.getenv = func(k string) string {
+	svc := knowledge.NewService(dir)
+	svc.Getenv = func(k string) string {
 		if k == "KONTEXT_CONFIG_DIR" {
 			return filepath.Join(dir, ".no-user-config")
 		}
 		return ""
 	}
 	t.Cleanup(func() { svc.Close() })
-	h := NewHandlers(svc)
+	h := New(svc)
 	text, ok := call(t, h, "ctx_init", map[string]any{"bootstrap": true, "count": 5})
 	if !ok {
 		t.Fatal(text)

@@ -1,4 +1,4 @@
-package knowledge
+package tools
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	spec "github.com/kontext-dev/kontext/gen/toolsets/knowledge"
+	"github.com/kontext-dev/kontext/internal/knowledge"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 	"github.com/kontext-dev/kontext/internal/mcp"
 	"github.com/kontext-dev/kontext/internal/shell"
@@ -28,11 +29,11 @@ func submitText(t *testing.T, h *Handlers, in *spec.CtxInitSubmitInput) string {
 // loadStore reads the store of the repository h serves.
 func loadStore(t *testing.T, h *Handlers) []*store.Entry {
 	t.Helper()
-	o, err := h.svc.open(context.Background())
+	o, err := h.svc.Open(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, err := o.store.Load()
+	entries, err := o.Store.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,15 +149,15 @@ func openStore(t *testing.T) (string, *Handlers) {
 	writeFile(t, dir, ".ai/learnings/retries.md", "---\nkind: learning\ntitle: Retries need jitter\n---\n\nOtherwise they arrive together.\n")
 	gitCmd(t, dir, "add", ".")
 	gitCmd(t, dir, "commit", "-q", "-m", "shop with a store")
-	svc := NewService(dir)
-	svc.getenv = func(k string) string {
+	svc := knowledge.NewService(dir)
+	svc.Getenv = func(k string) string {
 		if k == "KONTEXT_CONFIG_DIR" {
 			return filepath.Join(dir, ".no-user-config")
 		}
 		return ""
 	}
 	t.Cleanup(func() { svc.Close() })
-	return dir, NewHandlers(svc)
+	return dir, New(svc)
 }
 
 func gitOutput(t *testing.T, dir string, args ...string) string {
@@ -237,8 +238,8 @@ func TestCaptureResolvesSupersedes(t *testing.T) {
 	ctx := context.Background()
 	text := ok(t)(h.CtxCapture(ctx, &spec.CtxCaptureInput{Kind: "decision", Title: "Use integer cents", Body: "Cents.", Supersedes: []string{"2026-01-05"}}))
 	id := regexp.MustCompile(`inbox:(\S+)`).FindStringSubmatch(text)[1]
-	o, _ := h.svc.open(ctx)
-	cand, err := o.state.Show(ctx, id)
+	o, _ := h.svc.Open(ctx)
+	cand, err := o.State.Show(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,9 +278,9 @@ func TestShellCapturesAreHuman(t *testing.T) {
 	if !strings.Contains(agent, `ctx_prepare_commit promote: ["`+agentID+`"]`) {
 		t.Errorf("capture from an agent:\n%s", agent)
 	}
-	o, _ := h.svc.open(sh)
+	o, _ := h.svc.Open(sh)
 	for cid, want := range map[string]string{id: "human", agentID: "agent"} {
-		c, err := o.state.Show(sh, cid)
+		c, err := o.State.Show(sh, cid)
 		if err != nil || c.Origin != want {
 			t.Errorf("%s: origin %q (%v), want %s", cid, c.Origin, err, want)
 		}

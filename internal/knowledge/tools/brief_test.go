@@ -1,4 +1,4 @@
-package knowledge
+package tools
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	spec "github.com/kontext-dev/kontext/gen/toolsets/knowledge"
+	"github.com/kontext-dev/kontext/internal/knowledge"
 	"github.com/kontext-dev/kontext/internal/repo"
 	"github.com/kontext-dev/kontext/internal/repo/analyze"
 	"github.com/kontext-dev/kontext/internal/shell"
@@ -69,17 +70,17 @@ func newShop(t *testing.T) (string, *Handlers) {
 	gitCmd(t, dir, "add", ".")
 	gitCmd(t, dir, "commit", "-q", "-m", "Initial shop")
 
-	svc := NewService(dir)
-	svc.getenv = func(k string) string {
+	svc := knowledge.NewService(dir)
+	svc.Getenv = func(k string) string {
 		if k == "KONTEXT_CONFIG_DIR" {
 			return filepath.Join(dir, ".no-user-config")
 		}
 		return ""
 	}
 	svc.Engine = repo.NewEngine(repo.Options{Detect: repo.DetectSweep, SweepInterval: -1, NoTerminal: true})
-	svc.rankWait = -1 // the ranked answer, however busy the machine
+	svc.RankWait = -1 // the ranked answer, however busy the machine
 	t.Cleanup(func() { svc.Close(); svc.Engine.Close() })
-	h := NewHandlers(svc)
+	h := New(svc)
 	ctx := context.Background()
 	if res, err := h.CtxInit(ctx, &spec.CtxInitInput{Bootstrap: true, Count: 1}); err != nil || res.IsError {
 		t.Fatalf("ctx_init bootstrap: %v %v", err, res)
@@ -379,19 +380,19 @@ func TestBriefRanksModulesFromTheLastOrder(t *testing.T) {
 	// A second service on the same repository, whose engine cannot
 	// answer (closed): the order on disk.
 	later := func() *Handlers {
-		svc := NewService(dir)
-		svc.getenv = h.svc.getenv
+		svc := knowledge.NewService(dir)
+		svc.Getenv = h.svc.Getenv
 		svc.Engine = repo.NewEngine(repo.Options{NoTerminal: true})
 		svc.Engine.Close()
-		svc.rankWait = -1
+		svc.RankWait = -1
 		t.Cleanup(func() { svc.Close() })
-		return NewHandlers(svc)
+		return New(svc)
 	}
 	if got := modulesOf(later()); strings.Join(got, " ") != strings.Join(ranked, " ") {
 		t.Errorf("from the order on disk: %q, want %q", got, ranked)
 	}
-	o, _ := h.svc.open(ctx)
-	if err := os.Remove(filepath.Join(o.state.Dir, "worktrees", o.state.Worktree, "module-rank.json")); err != nil {
+	o, _ := h.svc.Open(ctx)
+	if err := os.Remove(filepath.Join(o.State.Dir, "worktrees", o.State.Worktree, "module-rank.json")); err != nil {
 		t.Fatal(err)
 	}
 	if got := modulesOf(later()); strings.Join(got, " ") != "cmd/shop internal/billing internal/orders internal/store internal/tools" {

@@ -1,4 +1,4 @@
-package knowledge
+package tools
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	spec "github.com/kontext-dev/kontext/gen/toolsets/knowledge"
 	"github.com/kontext-dev/kontext/internal/git"
 	"github.com/kontext-dev/kontext/internal/glob"
+	"github.com/kontext-dev/kontext/internal/knowledge"
 	"github.com/kontext-dev/kontext/internal/knowledge/local"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 	"github.com/kontext-dev/kontext/internal/mcp"
@@ -19,8 +20,8 @@ import (
 const largeChange = 12
 
 func (h *Handlers) CtxPrepareCommit(ctx context.Context, in *spec.CtxPrepareCommitInput) (*mcp.ToolResult, error) {
-	v := voiceOf(ctx)
-	o, err := h.svc.open(ctx)
+	v := knowledge.VoiceOf(ctx)
+	o, err := h.svc.Open(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -29,7 +30,7 @@ func (h *Handlers) CtxPrepareCommit(ctx context.Context, in *spec.CtxPrepareComm
 	var promoted []*store.Entry
 
 	if len(in.Promote) > 0 {
-		done, err := o.state.Promote(ctx, in.Promote...)
+		done, err := o.State.Promote(ctx, in.Promote...)
 		for _, p := range done {
 			fmt.Fprintf(&b, "Promoted inbox:%s → kx:%s (%s)\n", p.ID, p.Entry.ID, p.Entry.Path)
 			written = append(written, p.Written...)
@@ -40,7 +41,7 @@ func (h *Handlers) CtxPrepareCommit(ctx context.Context, in *spec.CtxPrepareComm
 		}
 	}
 	if len(in.Drop) > 0 {
-		dropped, err := o.state.Drop(ctx, in.Drop...)
+		dropped, err := o.State.Drop(ctx, in.Drop...)
 		if len(dropped) > 0 {
 			fmt.Fprintf(&b, "Dropped %s\n", strings.Join(dropped, ", "))
 		}
@@ -56,21 +57,21 @@ func (h *Handlers) CtxPrepareCommit(ctx context.Context, in *spec.CtxPrepareComm
 		return nil, err
 	}
 	written = append(written, pending...)
-	entries, _ := o.entries()
-	if len(written) > 0 && o.cfg.Store.IndexFile {
+	entries, _ := o.Entries()
+	if len(written) > 0 && o.Config.Store.IndexFile {
 		// Under the clone's lock, as every writer of the store: a
 		// read-modify-write of the README, whose temporary file another
 		// process's start would otherwise take for a killed writer's.
-		if unlock, err := o.state.Lock(ctx); err == nil {
-			if changed, err := o.store.WriteIndex(entries); err == nil && changed {
-				written = append(written, o.store.Dir()+"/README.md")
+		if unlock, err := o.State.Lock(ctx); err == nil {
+			if changed, err := o.Store.WriteIndex(entries); err == nil && changed {
+				written = append(written, o.Store.Dir()+"/README.md")
 			}
 			unlock()
 		}
 	}
 	if len(written) > 0 {
 		// Exactly what this call wrote: never the user's other changes.
-		if err := o.git.Add(ctx, dedupe(written)...); err != nil {
+		if err := o.Git.Add(ctx, dedupe(written)...); err != nil {
 			return nil, fmt.Errorf("staging the knowledge files: %w", err)
 		}
 		fmt.Fprintf(&b, "Staged %s\n", strings.Join(dedupe(written), ", "))
@@ -82,7 +83,7 @@ func (h *Handlers) CtxPrepareCommit(ctx context.Context, in *spec.CtxPrepareComm
 		b.WriteString("\n")
 	}
 
-	changed, untracked, staged, err := changedPaths(ctx, o.git)
+	changed, untracked, staged, err := changedPaths(ctx, o.Git)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +97,7 @@ func (h *Handlers) CtxPrepareCommit(ctx context.Context, in *spec.CtxPrepareComm
 		} else {
 			b.WriteString("Nothing is staged; the working tree's changes:\n")
 		}
-		out, _ := o.git.Run(ctx, stat...)
+		out, _ := o.Git.Run(ctx, stat...)
 		b.WriteString(clip(strings.TrimRight(string(out), "\n"), 3000, "git diff --stat") + "\n")
 		if !staged {
 			for _, p := range changed {
@@ -115,11 +116,11 @@ func (h *Handlers) CtxPrepareCommit(ctx context.Context, in *spec.CtxPrepareComm
 	for _, e := range covered {
 		fmt.Fprintf(&b, "- %s\n", entryLine(e))
 		if d := e.Section("Decision"); d != "" {
-			fmt.Fprintf(&b, "  > %s\n", oneParagraph(d, 400))
+			fmt.Fprintf(&b, "  > %s\n", knowledge.OneParagraph(d, 400))
 		}
 	}
 
-	cands, _ := o.state.List(ctx)
+	cands, _ := o.State.List(ctx)
 	b.WriteString("\n## Inbox\n")
 	b.WriteString(candidatesFor(cands, changed, v))
 
@@ -136,12 +137,12 @@ func (h *Handlers) CtxPrepareCommit(ctx context.Context, in *spec.CtxPrepareComm
 	}
 	knowledgeInChange := len(promoted) > 0
 	for _, p := range changed {
-		if o.store.IsEntryPath(p) {
+		if o.Store.IsEntryPath(p) {
 			knowledgeInChange = true
 		}
 	}
 	if len(changed) >= largeChange && !knowledgeInChange {
-		fmt.Fprintf(&b, "\nThis change touches %d files and carries no knowledge. If it embodies a decision, a convention or a lesson, capture it (%s) and promote it here.\n", len(changed), v.tool("ctx_capture"))
+		fmt.Fprintf(&b, "\nThis change touches %d files and carries no knowledge. If it embodies a decision, a convention or a lesson, capture it (%s) and promote it here.\n", len(changed), v.Tool("ctx_capture"))
 	}
 	return mcp.TextResult(strings.TrimRight(b.String(), "\n")), nil
 }
@@ -151,18 +152,18 @@ func (h *Handlers) CtxPrepareCommit(ctx context.Context, in *spec.CtxPrepareComm
 // holds entries), and the store's index README; its configuration and
 // .gitattributes only while untracked (the bootstrap wrote them; an edit
 // to the team's configuration is the user's to stage).
-func pendingKnowledge(ctx context.Context, o *opened) ([]string, error) {
-	if !o.store.Exists() {
+func pendingKnowledge(ctx context.Context, o *knowledge.Opened) ([]string, error) {
+	if !o.Store.Exists() {
 		return nil, nil
 	}
-	args := append([]string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--"}, o.storeDirs()...)
-	out, err := o.git.Run(ctx, args...)
+	args := append([]string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--"}, o.StoreDirs()...)
+	out, err := o.Git.Run(ctx, args...)
 	if err != nil {
 		return nil, err
 	}
 	storeFiles := map[string]bool{}
 	for _, name := range []string{"README.md", "kontext.toml", ".gitattributes"} {
-		storeFiles[o.store.Dir()+"/"+name] = true
+		storeFiles[o.Store.Dir()+"/"+name] = true
 	}
 	var paths []string
 	for _, rec := range strings.Split(string(out), "\x00") {
@@ -175,7 +176,7 @@ func pendingKnowledge(ctx context.Context, o *opened) ([]string, error) {
 			continue // staged as it is
 		}
 		switch {
-		case o.store.IsEntryPath(p), p == o.store.Dir()+"/README.md":
+		case o.Store.IsEntryPath(p), p == o.Store.Dir()+"/README.md":
 		case storeFiles[p] && untracked:
 		default:
 			continue
@@ -240,7 +241,7 @@ func coveringAll(entries []*store.Entry, changed []string) []*store.Entry {
 
 // candidatesFor lists the inbox: candidates touching the changed files
 // first, then this worktree's others, then other worktrees'.
-func candidatesFor(cands []*local.Candidate, changed []string, v voice) string {
+func candidatesFor(cands []*local.Candidate, changed []string, v knowledge.Voice) string {
 	touches := func(c *local.Candidate) bool {
 		for _, pat := range c.Paths {
 			for _, p := range changed {
@@ -266,7 +267,7 @@ func candidatesFor(cands []*local.Candidate, changed []string, v voice) string {
 		}
 	}
 	if len(first)+len(here)+len(elsewhere) == 0 {
-		return fmt.Sprintf("No team candidates. If this change embodies a decision, a convention or a lesson, capture it (%s) and promote it here.\n", v.tool("ctx_capture"))
+		return fmt.Sprintf("No team candidates. If this change embodies a decision, a convention or a lesson, capture it (%s) and promote it here.\n", v.Tool("ctx_capture"))
 	}
 	var b strings.Builder
 	write := func(title string, list []*local.Candidate) {
@@ -278,7 +279,7 @@ func candidatesFor(cands []*local.Candidate, changed []string, v voice) string {
 			b.WriteString(candidateText(c, false) + "\n")
 		}
 	}
-	write(fmt.Sprintf("Touching the changed files (promote what holds: %s):", v.call("ctx_prepare_commit", "promote", []string{"<id>"})), first)
+	write(fmt.Sprintf("Touching the changed files (promote what holds: %s):", v.Call("ctx_prepare_commit", "promote", []string{"<id>"})), first)
 	write("Other candidates from this worktree:", here)
 	write("From other worktrees (promote them from there):", elsewhere)
 	return b.String()
@@ -286,23 +287,23 @@ func candidatesFor(cands []*local.Candidate, changed []string, v voice) string {
 
 // checkStaged validates the knowledge files in the change and scans them
 // for secrets, reading what is staged when something is.
-func checkStaged(ctx context.Context, o *opened, entries []*store.Entry, changed []string, staged bool) string {
+func checkStaged(ctx context.Context, o *knowledge.Opened, entries []*store.Entry, changed []string, staged bool) string {
 	var files []*store.Entry
 	for _, p := range changed {
-		if !o.store.IsEntryPath(p) {
+		if !o.Store.IsEntryPath(p) {
 			continue
 		}
 		var data []byte
 		var err error
 		if staged {
-			data, err = o.git.Run(ctx, "show", ":"+p)
+			data, err = o.Git.Run(ctx, "show", ":"+p)
 		} else {
-			data, err = o.root.ReadFile(p)
+			data, err = o.Root.ReadFile(p)
 		}
 		if err != nil {
 			continue // deleted
 		}
-		kind, _ := o.store.KindOf(p)
+		kind, _ := o.Store.KindOf(p)
 		files = append(files, store.Parse(p, data, kind))
 	}
 	if len(files) == 0 {
@@ -310,10 +311,10 @@ func checkStaged(ctx context.Context, o *opened, entries []*store.Entry, changed
 	}
 	problems := store.Validate(files, store.CheckOptions{
 		All:          entries,
-		KnownKind:    func(k string) bool { _, ok := o.cfg.Kind(k); return ok },
-		MaxBodyLines: o.cfg.Store.MaxBodyLines,
-		Scanner:      o.scan,
-		NoSecrets:    o.cfg.Secrets.Scan == "off",
+		KnownKind:    func(k string) bool { _, ok := o.Config.Kind(k); return ok },
+		MaxBodyLines: o.Config.Store.MaxBodyLines,
+		Scanner:      o.Secrets,
+		NoSecrets:    o.Config.Secrets.Scan == "off",
 	})
 	if len(problems) == 0 {
 		return fmt.Sprintf("%d knowledge file(s) valid; no secrets found.\n", len(files))

@@ -34,15 +34,6 @@ func (h *Handlers) CtxBrief(ctx context.Context, in *spec.CtxBriefInput) (*mcp.T
 	return mcp.TextResult(brief(ctx, h.svc, o, in.Focus, budget*charsPerToken)), nil
 }
 
-// ReadBrief serves kontext://brief: the brief at the configured budget.
-func (h *Handlers) ReadBrief(ctx context.Context) (*mcp.ResourceContents, error) {
-	o, err := h.svc.Open(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &mcp.ResourceContents{Text: brief(ctx, h.svc, o, nil, o.Config.Brief.BudgetTokens*charsPerToken)}, nil
-}
-
 // briefLinesPerSection bounds the lines rendered for one section; the
 // budget cuts far earlier.
 const briefLinesPerSection = 60

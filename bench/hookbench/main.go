@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/kontext-dev/kontext/bench/internal/measure"
+	"github.com/kontext-dev/kontext/internal/gittest"
 	"github.com/kontext-dev/kontext/internal/knowledge/index/benchrepo"
 )
 
@@ -70,10 +71,10 @@ func run(bin string, runs int, keep bool) error {
 	if err != nil {
 		return err
 	}
-	env := append(os.Environ(),
+	env := append(append(os.Environ(), gittest.Env()...),
 		"PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"KONTEXT_CONFIG_DIR="+filepath.Join(tmp, "userconfig"),
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull, "KONTEXT_SKIP=",
+		"KONTEXT_SKIP=",
 	)
 	sh := func(name string, args ...string) (string, error) {
 		cmd := exec.Command(name, args...)

@@ -33,6 +33,8 @@ import (
 	"time"
 
 	"github.com/kontext-dev/kontext/bench/internal/measure"
+
+	"github.com/kontext-dev/kontext/internal/gittest"
 )
 
 // The original's published figures (on 1,500 commits) and our goal for a
@@ -271,12 +273,10 @@ func isolatedEnv(tmp string) []string {
 		}
 		env = append(env, kv)
 	}
+	env = append(append(env, gittest.Env()...), gittest.Identity("Bench", "bench@example.com")...)
 	return append(env,
 		"HOME="+filepath.Join(tmp, "home"),
 		"KONTEXT_CONFIG_DIR="+filepath.Join(tmp, "userconfig"),
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull,
-		"GIT_AUTHOR_NAME=Bench", "GIT_AUTHOR_EMAIL=bench@example.com",
-		"GIT_COMMITTER_NAME=Bench", "GIT_COMMITTER_EMAIL=bench@example.com",
 	)
 }
 

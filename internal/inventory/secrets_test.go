@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/kontext-dev/kontext/internal/fsroot"
+	"github.com/kontext-dev/kontext/internal/gittest"
 	"github.com/kontext-dev/kontext/internal/inventory"
 	"github.com/kontext-dev/kontext/internal/mcp"
 	"github.com/kontext-dev/kontext/internal/secrets/secretstest"
@@ -27,14 +27,7 @@ func TestSecretScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("KONTEXT_CONFIG_DIR", env.WorkDir+"/.userconfig")
 			env.Setenv("HOME", env.WorkDir)
-			for _, k := range []string{"GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"} {
-				env.Setenv(k, "Ada")
-			}
-			for _, k := range []string{"GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"} {
-				env.Setenv(k, "ada@example.com")
-			}
-			env.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
-			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+			gittest.Setenv(env.Setenv)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"secretrepo": secretRepo},
@@ -59,12 +52,7 @@ func secretRepo(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	dir := ts.Getenv("WORK")
 	git := func(args ...string) {
-		cmd := exec.Command("git", append([]string{"-c", "commit.gpgsign=false"}, args...)...)
-		cmd.Dir = dir
-		cmd.Env = os.Environ()
-		for _, k := range []string{"HOME", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM"} {
-			cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
-		}
+		cmd := gittest.Command(dir, append(gittest.Ada(), "HOME="+ts.Getenv("HOME")), args...)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			ts.Fatalf("git %v: %v\n%s", args, err, out)
 		}

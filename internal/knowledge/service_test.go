@@ -2,33 +2,12 @@ package knowledge
 
 import (
 	"context"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/kontext-dev/kontext/internal/gittest"
 )
-
-func gitCmd(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-}
-
-func writeFile(t *testing.T, dir, rel, text string) {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // openTest opens the knowledge of a new repository with one commit.
 func openTest(t *testing.T) (string, *Opened) {
@@ -41,11 +20,11 @@ func openTest(t *testing.T) (string, *Opened) {
 func openTestService(t *testing.T) (string, *Service, *Opened) {
 	t.Helper()
 	dir := t.TempDir()
-	gitCmd(t, dir, "init", "-q", "-b", "main")
-	writeFile(t, dir, "README.md", "# shop\n\nA shop.\n")
-	writeFile(t, dir, "src/api.go", "package src\n")
-	gitCmd(t, dir, "add", ".")
-	gitCmd(t, dir, "commit", "-q", "-m", "shop")
+	gittest.Git(t, dir, "init", "-q", "-b", "main")
+	gittest.WriteFile(t, dir, "README.md", "# shop\n\nA shop.\n")
+	gittest.WriteFile(t, dir, "src/api.go", "package src\n")
+	gittest.Git(t, dir, "add", ".")
+	gittest.Git(t, dir, "commit", "-q", "-m", "shop")
 	svc := NewService(dir)
 	svc.Getenv = func(k string) string {
 		if k == "KONTEXT_CONFIG_DIR" {

@@ -3,32 +3,21 @@ package hooks
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kontext-dev/kontext/internal/git"
-)
 
-func gitCmd(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
+	"github.com/kontext-dev/kontext/internal/gittest"
+)
 
 func newRepo(t *testing.T) (string, *git.Repo) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "repo")
 	os.MkdirAll(dir, 0o755)
-	gitCmd(t, dir, "init", "-q", "-b", "main")
-	gitCmd(t, dir, "commit", "-q", "--allow-empty", "-m", "init")
+	gittest.Git(t, dir, "init", "-q", "-b", "main")
+	gittest.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "init")
 	return dir, open(t, dir)
 }
 
@@ -276,7 +265,7 @@ func TestHooksPathAndHusky(t *testing.T) {
 	ctx := context.Background()
 	t.Run("core.hooksPath relative to the work tree", func(t *testing.T) {
 		dir, repo := newRepo(t)
-		gitCmd(t, dir, "config", "core.hooksPath", ".githooks")
+		gittest.Git(t, dir, "config", "core.hooksPath", ".githooks")
 		r, err := Install(ctx, repo, testBin)
 		if err != nil {
 			t.Fatal(err)
@@ -296,7 +285,7 @@ func TestHooksPathAndHusky(t *testing.T) {
 		write(t, filepath.Join(dir, ".husky", "_", "h"), "#!/usr/bin/env sh\n", 0o755)
 		write(t, filepath.Join(dir, ".husky", "_", "pre-commit"), "#!/usr/bin/env sh\n. \"$(dirname \"$0\")/h\"\n", 0o755)
 		write(t, filepath.Join(dir, ".husky", "pre-commit"), "npx lint-staged\n", 0o644)
-		gitCmd(t, dir, "config", "core.hooksPath", ".husky/_")
+		gittest.Git(t, dir, "config", "core.hooksPath", ".husky/_")
 		r, err := Install(ctx, repo, testBin)
 		if err != nil {
 			t.Fatal(err)
@@ -319,7 +308,7 @@ func TestHooksPathAndHusky(t *testing.T) {
 		dir, repo := newRepo(t)
 		write(t, filepath.Join(dir, ".husky", "_", "husky.sh"), "#!/usr/bin/env sh\n", 0o644)
 		write(t, filepath.Join(dir, ".husky", "pre-commit"), "#!/usr/bin/env sh\n. \"$(dirname -- \"$0\")/_/husky.sh\"\n\nnpm test\n", 0o755)
-		gitCmd(t, dir, "config", "core.hooksPath", ".husky")
+		gittest.Git(t, dir, "config", "core.hooksPath", ".husky")
 		r, err := Install(ctx, repo, testBin)
 		if err != nil {
 			t.Fatal(err)
@@ -335,7 +324,7 @@ func TestHooksPathAndHusky(t *testing.T) {
 	t.Run("a linked worktree installs in the common directory", func(t *testing.T) {
 		dir, _ := newRepo(t)
 		wt := filepath.Join(filepath.Dir(dir), "wt")
-		gitCmd(t, dir, "worktree", "add", "-q", wt)
+		gittest.Git(t, dir, "worktree", "add", "-q", wt)
 		r, err := Install(ctx, open(t, wt), testBin)
 		if err != nil {
 			t.Fatal(err)
@@ -347,7 +336,7 @@ func TestHooksPathAndHusky(t *testing.T) {
 	t.Run("a hooks path outside the repository is shared", func(t *testing.T) {
 		dir, repo := newRepo(t)
 		shared := filepath.Join(t.TempDir(), "global-hooks")
-		gitCmd(t, dir, "config", "core.hooksPath", shared)
+		gittest.Git(t, dir, "config", "core.hooksPath", shared)
 		loc, err := Locate(ctx, repo)
 		if err != nil {
 			t.Fatal(err)

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kontext-dev/kontext/internal/gittest"
 )
 
 var binDir string // holds the kontext binary
@@ -78,10 +80,7 @@ func newSandbox(t *testing.T) *sandbox {
 		}
 		s.env = append(s.env, kv)
 	}
-	s.env = append(s.env,
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull,
-		"GIT_AUTHOR_NAME=Ada", "GIT_AUTHOR_EMAIL=ada@example.com",
-		"GIT_COMMITTER_NAME=Ada", "GIT_COMMITTER_EMAIL=ada@example.com",
+	s.env = append(append(append(s.env, gittest.Env()...), gittest.Ada()...),
 		"KONTEXT_CONFIG_DIR="+filepath.Join(s.home, "kontext"),
 		"GIT_EDITOR=true",
 	)

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kontext-dev/kontext/internal/gittest"
 )
 
 // A focus of 2,000 levels took 47.7 s: the brief tried an AGENTS.md in
@@ -12,8 +14,8 @@ import (
 // the levels that exist are tried now.
 func TestBriefFocusTriesOnlyExistingDirectories(t *testing.T) {
 	dir, svc, o := openTestService(t)
-	writeFile(t, dir, "src/pay/AGENTS.md", "Amounts are integer cents.\n")
-	writeFile(t, dir, "src/AGENTS.md", "Run go test ./src/... first.\n")
+	gittest.WriteFile(t, dir, "src/pay/AGENTS.md", "Amounts are integer cents.\n")
+	gittest.WriteFile(t, dir, "src/AGENTS.md", "Run go test ./src/... first.\n")
 	deep := "src/pay/" + strings.Repeat("level/", 2000) + "x.go"
 	f := newFocus([]string{deep, "./src/pay/", "missing/" + strings.Repeat("a/", 2000)}, nil)
 	got := nestedRuleFiles(o, f)

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	spec "github.com/kontext-dev/kontext/gen/toolsets/knowledge"
+	"github.com/kontext-dev/kontext/internal/gittest"
 	"github.com/kontext-dev/kontext/internal/knowledge"
 	"github.com/kontext-dev/kontext/internal/repo"
 	"github.com/kontext-dev/kontext/internal/repo/analyze"
@@ -38,9 +39,9 @@ var shopModules = map[string][]string{
 func newShop(t *testing.T) (string, *Handlers) {
 	t.Helper()
 	dir := t.TempDir()
-	gitCmd(t, dir, "init", "-q", "-b", "main")
-	writeFile(t, dir, "go.mod", "module example.com/shop\n\ngo 1.22\n")
-	writeFile(t, dir, "README.md", "# shop\n\n<!-- badges -->\nA shop that sells tea.\n")
+	gittest.Git(t, dir, "init", "-q", "-b", "main")
+	gittest.WriteFile(t, dir, "go.mod", "module example.com/shop\n\ngo 1.22\n")
+	gittest.WriteFile(t, dir, "README.md", "# shop\n\n<!-- badges -->\nA shop that sells tea.\n")
 	for pkg, deps := range shopModules {
 		name := filepath.Base(pkg)
 		if pkg == "cmd/shop" {
@@ -64,11 +65,11 @@ func newShop(t *testing.T) (string, *Handlers) {
 			if i == 0 {
 				text = b.String() + fmt.Sprintf("\n// F%d does its part.\nfunc F%d() int { return %d }\n", i, i, i)
 			}
-			writeFile(t, dir, fmt.Sprintf("%s/f%d.go", pkg, i), text)
+			gittest.WriteFile(t, dir, fmt.Sprintf("%s/f%d.go", pkg, i), text)
 		}
 	}
-	gitCmd(t, dir, "add", ".")
-	gitCmd(t, dir, "commit", "-q", "-m", "Initial shop")
+	gittest.Git(t, dir, "add", ".")
+	gittest.Git(t, dir, "commit", "-q", "-m", "Initial shop")
 
 	svc := knowledge.NewService(dir)
 	svc.Getenv = func(k string) string {
@@ -91,19 +92,19 @@ func newShop(t *testing.T) (string, *Handlers) {
 		if i == 1 {
 			paths = "internal/billing/**"
 		}
-		writeFile(t, dir, fmt.Sprintf(".ai/decisions/2026-01-%02d-decision-%d.md", i, i), fmt.Sprintf(
+		gittest.WriteFile(t, dir, fmt.Sprintf(".ai/decisions/2026-01-%02d-decision-%d.md", i, i), fmt.Sprintf(
 			"---\nkind: decision\ntitle: Decision number %d about orders\nstatus: accepted\ndate: 2026-01-%02d\npaths:\n  - %s\n---\n\n## Context\n\nWhy %d.\n\n## Decision\n\nWe do thing %d in the orders code, and we keep doing it for good reasons.\n",
 			i, i, paths, i, i))
-		writeFile(t, dir, fmt.Sprintf(".ai/learnings/learning-%d.md", i), fmt.Sprintf(
+		gittest.WriteFile(t, dir, fmt.Sprintf(".ai/learnings/learning-%d.md", i), fmt.Sprintf(
 			"---\nkind: learning\ntitle: Learning number %d about the store\ndate: 2026-02-%02d\npaths:\n  - %s\n---\n\nThe store needs care %d: retries must back off, or they pile up.\n",
 			i, i, paths, i))
 	}
 	for i := 1; i <= 4; i++ {
-		writeFile(t, dir, fmt.Sprintf(".ai/conventions/convention-%d.md", i), fmt.Sprintf(
+		gittest.WriteFile(t, dir, fmt.Sprintf(".ai/conventions/convention-%d.md", i), fmt.Sprintf(
 			"---\nkind: convention\ntitle: Convention number %d\ndate: 2026-03-%02d\n---\n\nAlways write code the way convention %d says.\n", i, i, i))
 	}
 	for i := 1; i <= 2; i++ {
-		writeFile(t, dir, fmt.Sprintf(".ai/incidents/incident-%d.md", i), fmt.Sprintf(
+		gittest.WriteFile(t, dir, fmt.Sprintf(".ai/incidents/incident-%d.md", i), fmt.Sprintf(
 			"---\nkind: incident\ntitle: Incident number %d\ndate: 2026-04-%02d\n---\n\nThe shop was down for %d hours.\n", i, i, i))
 	}
 	return dir, h
@@ -282,7 +283,7 @@ func TestBriefRanksModules(t *testing.T) {
 		t.Errorf("modules %q, want the engine's order %q:\n%s", got, want, brief)
 	}
 
-	writeFile(t, dir, ".ai/kontext.toml", readText(t, dir, ".ai/kontext.toml")+"\n[brief]\nmax_modules = 2\n")
+	gittest.WriteFile(t, dir, ".ai/kontext.toml", readText(t, dir, ".ai/kontext.toml")+"\n[brief]\nmax_modules = 2\n")
 	brief = briefText(t, h, ctx, &spec.CtxBriefInput{})
 	_, lines = briefSections(brief)
 	summary := func(id string) string { return "Package " + path.Base(id) + " is the shop's " + path.Base(id) + "." }
@@ -302,7 +303,7 @@ func TestBriefHidesPlaceholders(t *testing.T) {
 	doc := filepath.Join(".ai", "architecture", "modules", "internal-tools.md")
 	text := readText(t, dir, doc)
 	text = regexp.MustCompile(`(?m)^summary:.*\n`).ReplaceAllString(text, "")
-	writeFile(t, dir, doc, text)
+	gittest.WriteFile(t, dir, doc, text)
 	brief := briefText(t, h, ctx, &spec.CtxBriefInput{Focus: []string{"internal/tools"}})
 	if strings.Contains(brief, "<!--") || strings.Contains(brief, "kontext:") {
 		t.Errorf("a placeholder shows:\n%s", brief)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/kontext-dev/kontext/internal/gittest"
 	"github.com/kontext-dev/kontext/internal/textclip"
 
 	"github.com/kontext-dev/kontext/internal/knowledge"
@@ -17,8 +18,8 @@ import (
 func TestChangedPaths(t *testing.T) {
 	ctx := context.Background()
 	dir, o := openTest(t)
-	writeFile(t, dir, "src/api.go", "package src\n\nvar x = 1\n")
-	writeFile(t, dir, "src/new.go", "package src\n")
+	gittest.WriteFile(t, dir, "src/api.go", "package src\n\nvar x = 1\n")
+	gittest.WriteFile(t, dir, "src/new.go", "package src\n")
 	changed, untracked, staged, err := changedPaths(ctx, o.Git)
 	if err != nil {
 		t.Fatal(err)
@@ -26,7 +27,7 @@ func TestChangedPaths(t *testing.T) {
 	if staged || !slices.Equal(changed, []string{"src/api.go", "src/new.go"}) || len(untracked) != 1 || !untracked["src/new.go"] {
 		t.Errorf("work tree: changed %v, untracked %v, staged %v", changed, untracked, staged)
 	}
-	gitCmd(t, dir, "add", "src/new.go")
+	gittest.Git(t, dir, "add", "src/new.go")
 	changed, untracked, staged, err = changedPaths(ctx, o.Git)
 	if err != nil {
 		t.Fatal(err)
@@ -64,10 +65,10 @@ func TestClippingKeepsCharactersWhole(t *testing.T) {
 func TestWhySymbolIsText(t *testing.T) {
 	ctx := context.Background()
 	dir, o := openTest(t)
-	writeFile(t, dir, "a.js", "appXconfig = 1\n")
-	writeFile(t, dir, "z.js", "app.config = 2\n")
-	gitCmd(t, dir, "add", ".")
-	gitCmd(t, dir, "commit", "-q", "-m", "config")
+	gittest.WriteFile(t, dir, "a.js", "appXconfig = 1\n")
+	gittest.WriteFile(t, dir, "z.js", "app.config = 2\n")
+	gittest.Git(t, dir, "add", ".")
+	gittest.Git(t, dir, "commit", "-q", "-m", "config")
 	res, err := (&why{o: o, limit: 5}).symbol(ctx, "app.config")
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	spec "github.com/kontext-dev/kontext/gen/toolsets/knowledge"
+	"github.com/kontext-dev/kontext/internal/gittest"
 
 	"github.com/kontext-dev/kontext/internal/knowledge"
 )
@@ -18,21 +19,21 @@ import (
 func TestLogAndWhyFollowRenames(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	gitCmd(t, dir, "init", "-q", "-b", "main")
-	writeFile(t, dir, "doc/adr/0001-use-go.md", "# 1. Use Go\n\nDate: 2017-06-30\n\n## Status\n\nAccepted\n\n## Decision\n\nWe write the services in Go.\n")
-	gitCmd(t, dir, "add", ".")
-	gitCmd(t, dir, "commit", "-q", "-m", "Record the decision to use Go")
+	gittest.Git(t, dir, "init", "-q", "-b", "main")
+	gittest.WriteFile(t, dir, "doc/adr/0001-use-go.md", "# 1. Use Go\n\nDate: 2017-06-30\n\n## Status\n\nAccepted\n\n## Decision\n\nWe write the services in Go.\n")
+	gittest.Git(t, dir, "add", ".")
+	gittest.Git(t, dir, "commit", "-q", "-m", "Record the decision to use Go")
 	added := strings.TrimSpace(gitOut(t, dir, "rev-parse", "HEAD"))
-	writeFile(t, dir, "doc/adr/0002-use-postgres.md", "# 2. Use Postgres\n\nDate: 2018-01-02\n\n## Status\n\nAccepted\n\n## Decision\n\nOrders live in Postgres.\n")
-	gitCmd(t, dir, "add", ".")
-	gitCmd(t, dir, "commit", "-q", "-m", "Record Postgres")
+	gittest.WriteFile(t, dir, "doc/adr/0002-use-postgres.md", "# 2. Use Postgres\n\nDate: 2018-01-02\n\n## Status\n\nAccepted\n\n## Decision\n\nOrders live in Postgres.\n")
+	gittest.Git(t, dir, "add", ".")
+	gittest.Git(t, dir, "commit", "-q", "-m", "Record Postgres")
 	second := strings.TrimSpace(gitOut(t, dir, "rev-parse", "HEAD"))
-	gitCmd(t, dir, "mv", "doc", "docs")
-	gitCmd(t, dir, "commit", "-q", "-m", "Rename doc to docs")
-	gitCmd(t, dir, "mv", "docs/adr", "docs/decisions")
-	writeFile(t, dir, ".ai/kontext.toml", "[store]\ndir = \".ai\"\n\n[store.kinds.decision]\npath = \"docs/decisions\"\nstyle = \"fields\"\nnumbering = \"sequential\"\n")
-	gitCmd(t, dir, "add", ".")
-	gitCmd(t, dir, "commit", "-q", "-m", "Move the decisions and set up kontext")
+	gittest.Git(t, dir, "mv", "doc", "docs")
+	gittest.Git(t, dir, "commit", "-q", "-m", "Rename doc to docs")
+	gittest.Git(t, dir, "mv", "docs/adr", "docs/decisions")
+	gittest.WriteFile(t, dir, ".ai/kontext.toml", "[store]\ndir = \".ai\"\n\n[store.kinds.decision]\npath = \"docs/decisions\"\nstyle = \"fields\"\nnumbering = \"sequential\"\n")
+	gittest.Git(t, dir, "add", ".")
+	gittest.Git(t, dir, "commit", "-q", "-m", "Move the decisions and set up kontext")
 	moved := strings.TrimSpace(gitOut(t, dir, "rev-parse", "HEAD"))
 
 	svc := knowledge.NewService(dir)

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/kontext-dev/kontext/internal/knowledge"
+
+	"github.com/kontext-dev/kontext/internal/gittest"
 )
 
 // The secrets below are fake but shaped like real ones, assembled from
@@ -33,22 +35,22 @@ var (
 func secretRepo(t *testing.T) (dir string, h *Handlers, envCommit, keysCommit string) {
 	t.Helper()
 	dir = t.TempDir()
-	gitCmd(t, dir, "init", "-q", "-b", "main")
-	writeFile(t, dir, "README.md", "# shop\n\nA shop.\n")
-	writeFile(t, dir, "cmd/app/main.go", "package main\n\nfunc main() { Charge() }\n")
-	writeFile(t, dir, "billing.go", "package main\n\n// Charge reads STRIPE_SECRET_KEY from the environment.\nfunc Charge() {}\n")
-	gitCmd(t, dir, "add", ".")
-	gitCmd(t, dir, "commit", "-q", "-m", "shop")
-	writeFile(t, dir, ".env", "STRIPE_SECRET_KEY="+stripeKey+"\nDEBUG=1\n")
-	gitCmd(t, dir, "add", "-f", ".env")
-	gitCmd(t, dir, "commit", "-q", "-m", "configure billing")
+	gittest.Git(t, dir, "init", "-q", "-b", "main")
+	gittest.WriteFile(t, dir, "README.md", "# shop\n\nA shop.\n")
+	gittest.WriteFile(t, dir, "cmd/app/main.go", "package main\n\nfunc main() { Charge() }\n")
+	gittest.WriteFile(t, dir, "billing.go", "package main\n\n// Charge reads STRIPE_SECRET_KEY from the environment.\nfunc Charge() {}\n")
+	gittest.Git(t, dir, "add", ".")
+	gittest.Git(t, dir, "commit", "-q", "-m", "shop")
+	gittest.WriteFile(t, dir, ".env", "STRIPE_SECRET_KEY="+stripeKey+"\nDEBUG=1\n")
+	gittest.Git(t, dir, "add", "-f", ".env")
+	gittest.Git(t, dir, "commit", "-q", "-m", "configure billing")
 	envCommit = revParse(t, dir, "HEAD")
-	writeFile(t, dir, ".ssh/id_rsa", pemKey)
-	writeFile(t, dir, "certs/server.key", pemKey)
-	writeFile(t, dir, "notes/deploy.txt", "how we deploy\n"+pemKey)
-	writeFile(t, dir, "docs/ops.md", "# Ops\n\nDeploy with make.\n")
-	gitCmd(t, dir, "add", ".")
-	gitCmd(t, dir, "commit", "-q", "-m", "add deploy keys")
+	gittest.WriteFile(t, dir, ".ssh/id_rsa", pemKey)
+	gittest.WriteFile(t, dir, "certs/server.key", pemKey)
+	gittest.WriteFile(t, dir, "notes/deploy.txt", "how we deploy\n"+pemKey)
+	gittest.WriteFile(t, dir, "docs/ops.md", "# Ops\n\nDeploy with make.\n")
+	gittest.Git(t, dir, "add", ".")
+	gittest.Git(t, dir, "commit", "-q", "-m", "add deploy keys")
 	keysCommit = revParse(t, dir, "HEAD")
 	if err := os.Symlink("../.env", filepath.Join(dir, "cmd", "settings.txt")); err != nil {
 		t.Fatal(err)
@@ -211,7 +213,7 @@ func TestReadFileRefusesSecrets(t *testing.T) {
 // secret file's name; a document that is a key is never indexed.
 func TestSearchLeavesSecretFilesOut(t *testing.T) {
 	dir, h, _, _ := secretRepo(t)
-	writeFile(t, dir, "docs/rotation.md", "# Rotation\n\nThe quarterly rotation key:\n\n"+pemKey)
+	gittest.WriteFile(t, dir, "docs/rotation.md", "# Rotation\n\nThe quarterly rotation key:\n\n"+pemKey)
 	text, _ := call(t, h, "ctx_search", map[string]any{"query": "ops.md"})
 	if !strings.Contains(text, "add deploy keys") {
 		t.Fatalf("the commit is not found by a file it touched:\n%s", text)
@@ -235,7 +237,7 @@ func TestBriefNeverQuotesSecretFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	writeFile(t, dir, "CLAUDE.md", "Keys:\n\n"+pemKey)
+	gittest.WriteFile(t, dir, "CLAUDE.md", "Keys:\n\n"+pemKey)
 	text, ok := call(t, h, "ctx_brief", map[string]any{})
 	if !ok {
 		t.Fatal(text)
@@ -266,14 +268,14 @@ func storeFiles(t *testing.T, dir string) string {
 func TestBootstrapAndSubmissionsAreRedacted(t *testing.T) {
 	ghToken := "ghp" + "_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5b"
 	dir := t.TempDir()
-	gitCmd(t, dir, "init", "-q", "-b", "main")
-	writeFile(t, dir, "README.md", "# shop\n\nThe shop; deploys use the token "+ghToken+" for now.\n")
-	writeFile(t, dir, "package.json", `{"name": "shop", "description": "billing with `+stripeKey+`"}`)
+	gittest.Git(t, dir, "init", "-q", "-b", "main")
+	gittest.WriteFile(t, dir, "README.md", "# shop\n\nThe shop; deploys use the token "+ghToken+" for now.\n")
+	gittest.WriteFile(t, dir, "package.json", `{"name": "shop", "description": "billing with `+stripeKey+`"}`)
 	for i, name := range []string{"a", "b", "c", "d"} {
-		writeFile(t, dir, "src/"+name+".ts", "export const x"+string(rune('0'+i))+" = 1\n")
+		gittest.WriteFile(t, dir, "src/"+name+".ts", "export const x"+string(rune('0'+i))+" = 1\n")
 	}
-	gitCmd(t, dir, "add", ".")
-	gitCmd(t, dir, "commit", "-q", "-m", "shop")
+	gittest.Git(t, dir, "add", ".")
+	gittest.Git(t, dir, "commit", "-q", "-m", "shop")
 	svc := knowledge.NewService(dir)
 	svc.Getenv = func(k string) string {
 		if k == "KONTEXT_CONFIG_DIR" {
@@ -312,16 +314,16 @@ func TestBootstrapAndSubmissionsAreRedacted(t *testing.T) {
 func TestSubmittedDecisionsAreRedacted(t *testing.T) {
 	ghToken := "ghp" + "_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5b"
 	dir := t.TempDir()
-	gitCmd(t, dir, "init", "-q", "-b", "main")
-	writeFile(t, dir, "README.md", "# shop\n\nA shop.\n")
-	writeFile(t, dir, "package.json", `{"name": "shop", "dependencies": {"braintree": "1"}}`)
-	writeFile(t, dir, "src/pay.ts", "export const pay = 1\n")
-	gitCmd(t, dir, "add", ".")
-	gitCmd(t, dir, "commit", "-q", "-m", "shop")
+	gittest.Git(t, dir, "init", "-q", "-b", "main")
+	gittest.WriteFile(t, dir, "README.md", "# shop\n\nA shop.\n")
+	gittest.WriteFile(t, dir, "package.json", `{"name": "shop", "dependencies": {"braintree": "1"}}`)
+	gittest.WriteFile(t, dir, "src/pay.ts", "export const pay = 1\n")
+	gittest.Git(t, dir, "add", ".")
+	gittest.Git(t, dir, "commit", "-q", "-m", "shop")
 	for i := range 3 {
-		writeFile(t, dir, "package.json", `{"name": "shop", "dependencies": {"stripe": "`+string(rune('1'+i))+`"}}`)
-		writeFile(t, dir, "src/pay.ts", "export const pay = "+string(rune('2'+i))+"\n")
-		gitCmd(t, dir, "commit", "-qam", "refactor!: switch payments from Braintree to Stripe\n\nWe decided to replace Braintree because the fees are lower; this changes refunds and every caller must pass a currency from now on, which is a breaking change for the mobile app and the admin tools alike.")
+		gittest.WriteFile(t, dir, "package.json", `{"name": "shop", "dependencies": {"stripe": "`+string(rune('1'+i))+`"}}`)
+		gittest.WriteFile(t, dir, "src/pay.ts", "export const pay = "+string(rune('2'+i))+"\n")
+		gittest.Git(t, dir, "commit", "-qam", "refactor!: switch payments from Braintree to Stripe\n\nWe decided to replace Braintree because the fees are lower; this changes refunds and every caller must pass a currency from now on, which is a breaking change for the mobile app and the admin tools alike.")
 	}
 	svc := knowledge.NewService(dir)
 	svc.Getenv = func(k string) string {

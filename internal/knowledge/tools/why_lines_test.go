@@ -9,6 +9,7 @@ import (
 
 	spec "github.com/kontext-dev/kontext/gen/toolsets/knowledge"
 	"github.com/kontext-dev/kontext/internal/git"
+	"github.com/kontext-dev/kontext/internal/gittest"
 	"github.com/kontext-dev/kontext/internal/knowledge"
 )
 
@@ -19,8 +20,8 @@ func TestWhyLinesReadsTheirCommitsInOneProcess(t *testing.T) {
 	dir, _ := openTest(t)
 	lines := []string{"package src", "", "func a() {}", "func b() {}", "func c() {}", "func d() {}"}
 	for i := 2; i < len(lines); i++ {
-		writeFile(t, dir, "src/api.go", strings.Join(lines[:i+1], "\n")+"\n")
-		gitCmd(t, dir, "commit", "-q", "-am", "Add line "+lines[i])
+		gittest.WriteFile(t, dir, "src/api.go", strings.Join(lines[:i+1], "\n")+"\n")
+		gittest.Git(t, dir, "commit", "-q", "-am", "Add line "+lines[i])
 	}
 	svc := knowledge.NewService(dir)
 	svc.Getenv = func(string) string { return "" }

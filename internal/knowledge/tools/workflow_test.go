@@ -11,6 +11,7 @@ import (
 	"time"
 
 	spec "github.com/kontext-dev/kontext/gen/toolsets/knowledge"
+	"github.com/kontext-dev/kontext/internal/gittest"
 	"github.com/kontext-dev/kontext/internal/knowledge"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 	"github.com/kontext-dev/kontext/internal/mcp"
@@ -141,14 +142,14 @@ func TestInitSubmitRefusesWhatItCannotWrite(t *testing.T) {
 func openStore(t *testing.T) (string, *Handlers) {
 	t.Helper()
 	dir := t.TempDir()
-	gitCmd(t, dir, "init", "-q", "-b", "main")
-	writeFile(t, dir, "src/api.go", "package src\n")
-	writeFile(t, dir, ".ai/kontext.toml", "[brief]\nbudget_tokens = 1400\n")
-	writeFile(t, dir, ".ai/decisions/2026-01-05-use-floats.md", "---\nkind: decision\ntitle: Use floats for money\nstatus: accepted\ndate: 2026-01-05\npaths: [src/**]\n---\n\nFloats.\n")
-	writeFile(t, dir, ".ai/decisions/2026-01-06-use-floats-in-reports.md", "---\nkind: decision\ntitle: Use floats in reports\nstatus: accepted\ndate: 2026-01-06\n---\n\nFloats there too.\n")
-	writeFile(t, dir, ".ai/learnings/retries.md", "---\nkind: learning\ntitle: Retries need jitter\n---\n\nOtherwise they arrive together.\n")
-	gitCmd(t, dir, "add", ".")
-	gitCmd(t, dir, "commit", "-q", "-m", "shop with a store")
+	gittest.Git(t, dir, "init", "-q", "-b", "main")
+	gittest.WriteFile(t, dir, "src/api.go", "package src\n")
+	gittest.WriteFile(t, dir, ".ai/kontext.toml", "[brief]\nbudget_tokens = 1400\n")
+	gittest.WriteFile(t, dir, ".ai/decisions/2026-01-05-use-floats.md", "---\nkind: decision\ntitle: Use floats for money\nstatus: accepted\ndate: 2026-01-05\npaths: [src/**]\n---\n\nFloats.\n")
+	gittest.WriteFile(t, dir, ".ai/decisions/2026-01-06-use-floats-in-reports.md", "---\nkind: decision\ntitle: Use floats in reports\nstatus: accepted\ndate: 2026-01-06\n---\n\nFloats there too.\n")
+	gittest.WriteFile(t, dir, ".ai/learnings/retries.md", "---\nkind: learning\ntitle: Retries need jitter\n---\n\nOtherwise they arrive together.\n")
+	gittest.Git(t, dir, "add", ".")
+	gittest.Git(t, dir, "commit", "-q", "-m", "shop with a store")
 	svc := knowledge.NewService(dir)
 	svc.Getenv = func(k string) string {
 		if k == "KONTEXT_CONFIG_DIR" {
@@ -202,9 +203,9 @@ func TestPrepareCommitStagesPendingKnowledge(t *testing.T) {
 	list := ok(t)(h.CtxInbox(ctx, &spec.CtxInboxInput{}))
 	id := regexp.MustCompile(`inbox:(\S+)`).FindStringSubmatch(list)[1]
 	ok(t)(h.CtxInbox(ctx, &spec.CtxInboxInput{Action: spec.CtxInboxInputActionPromote, Ids: []string{id}}))
-	writeFile(t, dir, ".ai/learnings/retries.md", "---\nkind: learning\ntitle: Retries need jitter\n---\n\nOtherwise they arrive together, and the server falls over.\n")
-	writeFile(t, dir, ".ai/kontext.toml", "[brief]\nbudget_tokens = 2000\n")
-	writeFile(t, dir, "src/api.go", "package src\n\nvar cents = 100\n")
+	gittest.WriteFile(t, dir, ".ai/learnings/retries.md", "---\nkind: learning\ntitle: Retries need jitter\n---\n\nOtherwise they arrive together, and the server falls over.\n")
+	gittest.WriteFile(t, dir, ".ai/kontext.toml", "[brief]\nbudget_tokens = 2000\n")
+	gittest.WriteFile(t, dir, "src/api.go", "package src\n\nvar cents = 100\n")
 
 	text := ok(t)(h.CtxPrepareCommit(ctx, &spec.CtxPrepareCommitInput{}))
 	staged := strings.Fields(gitOutput(t, dir, "diff", "--cached", "--name-only"))
@@ -221,7 +222,7 @@ func TestPrepareCommitStagesPendingKnowledge(t *testing.T) {
 		t.Errorf("a second call staged again:\n%s", text)
 	}
 	// A deleted entry is staged as deleted.
-	gitCmd(t, dir, "commit", "-q", "-m", "knowledge")
+	gittest.Git(t, dir, "commit", "-q", "-m", "knowledge")
 	if err := os.Remove(filepath.Join(dir, ".ai", "learnings", "retries.md")); err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +286,7 @@ func TestShellCapturesAreHuman(t *testing.T) {
 			t.Errorf("%s: origin %q (%v), want %s", cid, c.Origin, err, want)
 		}
 	}
-	writeFile(t, dir, "src/api.go", "package src\n\nvar x = 1\n")
+	gittest.WriteFile(t, dir, "src/api.go", "package src\n\nvar x = 1\n")
 	replies := []string{
 		ok(t)(h.CtxInbox(sh, &spec.CtxInboxInput{})),
 		ok(t)(h.CtxPrepareCommit(sh, &spec.CtxPrepareCommitInput{})),

@@ -51,12 +51,8 @@ func run(bin string, runs int, keep bool) error {
 		defer os.RemoveAll(tmp)
 	}
 	if bin == "" {
-		bin = filepath.Join(tmp, "bin", "kontext")
-		fmt.Fprintln(os.Stderr, "hookbench: building kontext")
-		build := exec.Command("go", "build", "-o", bin, "./cmd/kontext")
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			return fmt.Errorf("building kontext: %w", err)
+		if bin, err = measure.BuildKontext("hookbench", tmp); err != nil {
+			return err
 		}
 	}
 	bin, err = filepath.Abs(bin)

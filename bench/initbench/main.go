@@ -85,12 +85,8 @@ func run(bin string, runs, commits int, seed uint64, keep bool) error {
 		defer os.RemoveAll(tmp)
 	}
 	if bin == "" {
-		bin = filepath.Join(tmp, "bin", "kontext")
-		fmt.Fprintln(os.Stderr, "initbench: building kontext")
-		build := exec.Command("go", "build", "-o", bin, "./cmd/kontext")
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			return fmt.Errorf("building kontext: %w", err)
+		if bin, err = measure.BuildKontext("initbench", tmp); err != nil {
+			return err
 		}
 	}
 	if bin, err = filepath.Abs(bin); err != nil {

@@ -219,18 +219,9 @@ func prepareServers(cfg config, tmp string) []*server {
 
 // goBuild builds a package of the repository into dir.
 func goBuild(repo, dir, pkg, name string) (string, error) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
 	out := filepath.Join(dir, name)
 	progressf("building %s", pkg)
-	cmd := exec.Command(goTool, "build", "-o", out, pkg)
-	cmd.Dir = repo
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build %s failed: %v: %s", pkg, err, lastLines(string(msg), 5))
-	}
-	return out, nil
+	return out, measure.GoBuild(repo, pkg, out)
 }
 
 // referenceServer returns the command that runs server-everything over

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -41,9 +40,8 @@ type watcher struct {
 	commonDir string
 	log       *slog.Logger
 
-	mu      sync.Mutex
-	ch      changes
-	watched map[string]bool // absolute directories
+	pendingChanges                 // under its mu, as the rest of the state is
+	watched        map[string]bool // absolute directories
 	// created are the directories made since the last analysis (relative):
 	// the next track stops watching the ignored ones among them.
 	created []string
@@ -339,26 +337,6 @@ func (w *watcher) sync(ctx context.Context) {
 	if err != nil && w.err == nil {
 		w.err = err
 	}
-	w.mu.Unlock()
-}
-
-func (w *watcher) pending() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return !w.ch.empty()
-}
-
-func (w *watcher) take() changes {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	ch := w.ch
-	w.ch = changes{}
-	return ch
-}
-
-func (w *watcher) restore(ch changes) {
-	w.mu.Lock()
-	w.ch.merge(ch)
 	w.mu.Unlock()
 }
 

@@ -144,7 +144,7 @@ func (s *Service) Open(ctx context.Context) (*Opened, error) {
 	for _, d := range o.StoreDirs() {
 		dirs = append(dirs, filepath.Join(root.Dir(), filepath.FromSlash(d)))
 	}
-	o.watch = newChangeWatch(dirs)
+	o.watch = newChangeWatch(root.Dir(), dirs)
 	s.repo, kept = o, true
 	return s.repo, nil
 }

@@ -3,10 +3,13 @@ package knowledge
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
+	"github.com/kontext-dev/kontext/internal/fswatch"
 	"github.com/kontext-dev/kontext/internal/gittest"
+	"github.com/kontext-dev/kontext/internal/repo"
 )
 
 // openTest opens the knowledge of a new repository with one commit.
@@ -64,5 +67,33 @@ func TestSearchIndexIsOpenedOnce(t *testing.T) {
 		if got[i] != got[0] {
 			t.Fatalf("call %d got another index than call 0", i)
 		}
+	}
+}
+
+// The knowledge store's watch and the repo engine's share one watcher of
+// the work tree (one inotify instance), and each lets it go on close.
+func TestStoreAndEngineShareOneWatcher(t *testing.T) {
+	dir, svc, o := openTestService(t)
+	svc.Engine = repo.NewEngine(repo.Options{})
+	tree := o.Root.Dir()
+	if n := fswatch.Shared(tree); n != 1 {
+		t.Fatalf("the store's watch: %d parts on %s, want 1", n, tree)
+	}
+	if _, err := svc.Engine.Snapshot(context.Background(), dir); err != nil {
+		t.Fatal(err)
+	}
+	if mode := svc.Engine.Detection(dir); !strings.HasPrefix(mode, "fsnotify") {
+		t.Skipf("the engine does not watch here (%s)", mode)
+	}
+	if n := fswatch.Shared(tree); n != 2 {
+		t.Errorf("the store and the engine: %d parts on %s, want 2", n, tree)
+	}
+	svc.Engine.Close()
+	if n := fswatch.Shared(tree); n != 1 {
+		t.Errorf("after the engine closed: %d parts, want 1", n)
+	}
+	svc.Close()
+	if n := fswatch.Shared(tree); n != 0 {
+		t.Errorf("after both closed: %d parts, want 0", n)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/kontext-dev/kontext/internal/fswatch"
 	"github.com/kontext-dev/kontext/internal/git"
 	"github.com/kontext-dev/kontext/internal/repo/scan"
 )
@@ -32,15 +33,18 @@ import (
 // inotify delivers one instance's events in order, so every event of a
 // change completed before the barrier has been handled when the barrier's
 // arrives.
+//
+// The fsnotify watcher is shared (fswatch) with the knowledge store's
+// watch of the same tree: one inotify instance per tree and process.
 type watcher struct {
 	root      string
-	w         *fsnotify.Watcher
+	w         *fswatch.Watcher
 	barrier   string // the private directory of the barrier files
 	gitDir    string // "" outside git
 	commonDir string
 	log       *slog.Logger
 
-	pendingChanges                 // under its mu, as the rest of the state is
+	pendingChanges                 // its mu guards the fields below too
 	watched        map[string]bool // absolute directories
 	// created are the directories made since the last analysis (relative):
 	// the next track stops watching the ignored ones among them.
@@ -56,7 +60,7 @@ type watcher struct {
 
 // newWatcher starts watching git's files; watch adds the tree's directories.
 func newWatcher(root string, repo *git.Repo, log *slog.Logger) (*watcher, error) {
-	fw, err := fsnotify.NewBufferedWatcher(4096)
+	fw, err := fswatch.Open(root)
 	if err != nil {
 		return nil, err
 	}

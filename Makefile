@@ -4,7 +4,7 @@
 
 GO       ?= go
 BIN      := bin
-NPM_DIR  := interop
+NPM_DIR  := internal/interop/testdata/node
 # The fuzz run's total time, split evenly across every fuzz target (.ci/fuzz).
 FUZZTIME ?= 3m
 

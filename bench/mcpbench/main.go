@@ -85,7 +85,7 @@ func main() {
 	flag.StringVar(&only, "only", "", "comma list of servers to run: "+strings.Join(serverNames, ","))
 	flag.BoolVar(&cfg.jsonOutput, "json", false, "print the results as JSON on stdout (progress stays on stderr)")
 	flag.StringVar(&cfg.repo, "repo", "", "the kontext repository (default: the go.mod above the working directory)")
-	flag.StringVar(&cfg.nodeModules, "node-modules", "", "where @modelcontextprotocol/server-everything is installed (default <repo>/interop/node_modules)")
+	flag.StringVar(&cfg.nodeModules, "node-modules", "", "where @modelcontextprotocol/server-everything is installed (default <repo>/internal/interop/testdata/node/node_modules)")
 	flag.Parse()
 	if cfg.pings < 1 || cfg.window < 1 || cfg.sequential < 1 || cfg.starts < 1 || cfg.rounds < 1 || cfg.warmup < 0 {
 		fatalf("-n, -window, -seq, -starts and -rounds must be at least 1, -warmup at least 0")
@@ -104,7 +104,7 @@ func main() {
 		cfg.repo = findRepo()
 	}
 	if cfg.nodeModules == "" {
-		cfg.nodeModules = filepath.Join(cfg.repo, "interop", "node_modules")
+		cfg.nodeModules = filepath.Join(cfg.repo, "internal", "interop", "testdata", "node", "node_modules")
 	}
 
 	tmp, err := os.MkdirTemp("", "mcpbench-")

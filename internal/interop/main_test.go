@@ -100,12 +100,12 @@ func skipOrFail(t *testing.T, format string, args ...any) {
 	t.Skip(msg)
 }
 
-// npmDir returns interop/, after checking that node is on PATH and the npm
+// npmDir returns the npm package of the suite (testdata/node), after checking that node is on PATH and the npm
 // packages are installed.
 func npmDir(t *testing.T) (node, dir string) {
 	t.Helper()
 	requireSetup(t)
-	dir = filepath.Join(repoRoot, "interop")
+	dir = filepath.Join(repoRoot, "internal", "interop", "testdata", "node")
 	node, err := exec.LookPath("node")
 	if err != nil {
 		skipOrFail(t, "node is not on PATH; the interop suite needs Node 20 or later")
@@ -117,7 +117,7 @@ func npmDir(t *testing.T) (node, dir string) {
 	}
 	for _, pkg := range []string{"sdk", "client", "server-everything"} {
 		if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", pkg, "package.json")); err != nil {
-			skipOrFail(t, "interop/node_modules lacks @modelcontextprotocol/%s: run `make interop-deps` (npm ci --prefix interop)", pkg)
+			skipOrFail(t, "internal/interop/testdata/node/node_modules lacks @modelcontextprotocol/%s: run `make interop-deps` (npm ci --prefix internal/interop/testdata/node)", pkg)
 		}
 	}
 	return node, dir

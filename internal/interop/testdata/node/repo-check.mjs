@@ -4,7 +4,7 @@
 // SDK parses and validates every message (structuredContent against each
 // tool's outputSchema included) and negotiates the revision itself.
 //
-//   node interop/repo-check.mjs <kontext binary> <repository root>
+//   node internal/interop/testdata/node/repo-check.mjs <kontext binary> <repository root>
 //
 // Prints one JSON line per check ({"check","ok","detail"}) and exits 1 when
 // any check failed. internal/interop runs it under go test, on a fixture

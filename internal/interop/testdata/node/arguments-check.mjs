@@ -6,7 +6,7 @@
 // takes digits and clamps a limit with a note; a repo tool refuses with
 // -32602 (seeds/000); an unknown tool is -32602.
 //
-//   node interop/arguments-check.mjs <kontext binary> <repository root>
+//   node internal/interop/testdata/node/arguments-check.mjs <kontext binary> <repository root>
 //
 // Prints one JSON line per check ({"check","ok","detail"}) and exits 1 when
 // any check failed. internal/interop runs it under go test.

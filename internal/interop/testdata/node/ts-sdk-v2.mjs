@@ -1,7 +1,7 @@
 // The TypeScript SDK v2 client (@modelcontextprotocol/client), pinned to the
 // modern 2026-07-28 era, driving a real kontext-testkit process over stdio.
 //
-//   node interop/ts-sdk-v2.mjs <kontext-testkit binary> <root dir>
+//   node internal/interop/testdata/node/ts-sdk-v2.mjs <kontext-testkit binary> <root dir>
 //
 // Prints one JSON line per check ({"check","ok","detail"}) and exits 1 when
 // any check failed. internal/interop runs it under go test.

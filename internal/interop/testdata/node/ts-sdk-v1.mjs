@@ -1,7 +1,7 @@
 // The TypeScript SDK v1 client (@modelcontextprotocol/sdk, legacy era only)
 // driving a real kontext-testkit process over stdio.
 //
-//   node interop/ts-sdk-v1.mjs <kontext-testkit binary> <root dir>
+//   node internal/interop/testdata/node/ts-sdk-v1.mjs <kontext-testkit binary> <root dir>
 //
 // Prints one JSON line per check ({"check","ok","detail"}) and exits 1 when
 // any check failed. internal/interop runs it under go test.

@@ -5,7 +5,7 @@
 // here, because it registers its sampling and elicitation tools only for
 // clients that declare those capabilities, which kontext's client never does.
 //
-//   node interop/ts-sdk-v1-server.mjs
+//   node internal/interop/testdata/node/ts-sdk-v1-server.mjs
 //
 // Each ask-* tool sends one request and reports what came back: the result
 // as text, or the client's JSON-RPC error as an isError result whose text is

@@ -4,7 +4,7 @@
 // check, and the checks both SDK versions make alike (checkCalls).
 //
 // The scripts are driven by internal/interop (go test); they can also be run
-// by hand:  node interop/ts-sdk-v1.mjs path/to/kontext-testkit some/root
+// by hand:  node internal/interop/testdata/node/ts-sdk-v1.mjs path/to/kontext-testkit some/root
 
 import { setTimeout as delay } from 'node:timers/promises';
 

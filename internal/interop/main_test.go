@@ -5,7 +5,7 @@
 // (server-everything), and every message kontext-testkit writes is validated
 // against the official JSON Schema of the revision it negotiated.
 //
-// The npm packages come from interop/package-lock.json (make interop-deps).
+// The npm packages come from testdata/node/package-lock.json (make interop-deps).
 // Without them the tests that need them skip, unless KONTEXT_INTEROP=1, which
 // makes a missing install a failure (make interop, CI).
 package interop_test

@@ -2,7 +2,7 @@ package interop_test
 
 // The seed's real-client check of the repo toolset: clients written by
 // someone else (the official Go SDK, and the TypeScript SDK v1 through
-// interop/repo-check.mjs) drive `kontext mcp --toolsets repo` over stdio
+// testdata/node/repo-check.mjs) drive `kontext mcp --toolsets repo` over stdio
 // against real repositories — a layered TypeScript fixture made here, and
 // kontext's own — and every message the server writes is validated against
 // the official schema of the negotiated revision.
@@ -31,7 +31,7 @@ var repoTools = []string{
 	"get_revision_snapshot", "search_context",
 }
 
-// repoScriptChecks are the checks interop/repo-check.mjs must report.
+// repoScriptChecks are the checks testdata/node/repo-check.mjs must report.
 var repoScriptChecks = []string{
 	"handshake",
 	"tools/list",
@@ -430,7 +430,7 @@ func keysBut(m map[string]any, skip string) []string {
 	return out
 }
 
-// TestRepoToolsetTypeScriptSDK runs interop/repo-check.mjs, the TypeScript
+// TestRepoToolsetTypeScriptSDK runs testdata/node/repo-check.mjs, the TypeScript
 // SDK v1 client, on the fixture and on this repository.
 func TestRepoToolsetTypeScriptSDK(t *testing.T) {
 	node, dir := npmDir(t)

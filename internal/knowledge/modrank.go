@@ -40,7 +40,7 @@ type moduleRanking struct {
 	file string         // where the order is kept ("" keeps none)
 }
 
-// rankModules orders module docs by the engine's ranking of their modules
+// RankModules orders module docs by the engine's ranking of their modules
 // (analyze.RankModules: most depended upon first): the brief names the
 // same core as the repo tools. Modules the ranking does not know, and
 // every module while none is known, follow in path order.
@@ -186,7 +186,7 @@ func (r *moduleRanking) save(order []string) {
 	}
 }
 
-// moduleID is a module doc's module: its path from the top of the
+// ModuleID is a module doc's module: its path from the top of the
 // repository (internal/cli), as the bootstrap records it, else the title.
 func ModuleID(e *store.Entry) string {
 	if id := strings.TrimSpace(e.Get("module")); id != "" {

@@ -15,7 +15,7 @@ import (
 // content makes it a secret: keys and credential files are small.
 const maxContentCheck = 1 << 20
 
-// secretReason says why kontext never shows the file a tool was asked
+// SecretReason says why kontext never shows the file a tool was asked
 // about ("" when it may): its name as asked (.env, even through a symlink
 // named otherwise), the name it resolves to (a symlink named notes.txt that
 // leads to .env), or its content (a private key in notes.txt). rel is the
@@ -38,7 +38,7 @@ func (o *Opened) SecretReason(asked, rel string) string {
 	return ""
 }
 
-// secretContent applies the content rules to a regular file of the work
+// SecretContent applies the content rules to a regular file of the work
 // tree ("" for anything else: a directory, a missing file, a FIFO, which
 // is never opened).
 func (o *Opened) SecretContent(rel string) string {
@@ -63,7 +63,7 @@ func (o *Opened) SecretContent(rel string) string {
 	return secrets.SecretContent(rel, buf[:n])
 }
 
-// readShown reads a file under the root whose text a tool shows (the
+// ReadShown reads a file under the root whose text a tool shows (the
 // README's first paragraph, an AGENTS.md): never a secret file, whatever
 // the name it is asked by (README.md may be a symlink to .env).
 func (o *Opened) ReadShown(name string) ([]byte, error) {

@@ -31,7 +31,9 @@ import (
 // Service is the team knowledge of one repository. It opens lazily, so the
 // server starts anywhere, and reopens when a configuration file changes.
 type Service struct {
-	dir    string // the server's root
+	dir string // the server's root
+	// Getenv reads the environment the configuration consults (tests
+	// replace os.Getenv).
 	Getenv func(string) string
 
 	// Engine is the repository engine the bootstrap scans with; set it to
@@ -43,13 +45,13 @@ type Service struct {
 	repo *Opened
 
 	// ranking is the engine's order of the modules, for the brief;
-	// rankWait bounds the wait for it (0: moduleRankWait, negative: no
+	// RankWait bounds the wait for it (0: moduleRankWait, negative: no
 	// bound, for tests that need the ranked answer).
 	ranking  moduleRanking
 	RankWait time.Duration
 }
 
-// opened is the repository state a configuration was loaded for.
+// Opened is the repository state a configuration was loaded for.
 type Opened struct {
 	Git     *git.Repo
 	Root    *fsroot.Root // the work tree's top level
@@ -87,6 +89,7 @@ func NewService(dir string) *Service {
 	return &Service{dir: dir, Getenv: os.Getenv}
 }
 
+// RepoEngine is Engine, made on first use when none was set.
 func (s *Service) RepoEngine() *repo.Engine {
 	s.engineMu.Lock()
 	defer s.engineMu.Unlock()
@@ -99,7 +102,7 @@ func (s *Service) RepoEngine() *repo.Engine {
 // errNotRepository tells the agent what to do outside a git repository.
 var errNotRepository = errors.New("kontext works inside a git repository: start the server in one (kontext mcp --root <repository>)")
 
-// open returns the repository state, reloading it when its configuration
+// Open returns the repository state, reloading it when its configuration
 // changed since it was loaded.
 func (s *Service) Open(ctx context.Context) (*Opened, error) {
 	s.mu.Lock()
@@ -163,7 +166,7 @@ func configStamp(cfg *config.Config) string {
 	return b.String()
 }
 
-// searchIndex opens the search index of this worktree on first use.
+// SearchIndex opens the search index of this worktree on first use.
 func (o *Opened) SearchIndex(ctx context.Context) (*index.Index, error) {
 	o.searchMu.Lock()
 	defer o.searchMu.Unlock()
@@ -234,7 +237,7 @@ func fallbackIndexDirs(worktree string) []func() (dir string, temporary, ok bool
 	}
 }
 
-// takeSearchNote returns, once, what the first search should say about
+// TakeSearchNote returns, once, what the first search should say about
 // where its index lives ("" when it lives where it should).
 func (o *Opened) TakeSearchNote() string {
 	o.searchMu.Lock()
@@ -244,7 +247,7 @@ func (o *Opened) TakeSearchNote() string {
 	return note
 }
 
-// storeDirs are the directories that hold entries (the store and any kind
+// StoreDirs are the directories that hold entries (the store and any kind
 // configured elsewhere, such as docs/adr).
 func (o *Opened) StoreDirs() []string {
 	dirs := []string{o.Store.Dir()}
@@ -256,7 +259,7 @@ func (o *Opened) StoreDirs() []string {
 	return dirs
 }
 
-// entries loads the store (an empty list without one). Parsed entries are
+// Entries loads the store (an empty list without one). Parsed entries are
 // kept while the store's files keep their sizes and times, so a brief does
 // not parse a thousand files again. Callers share the entries and must not
 // change them.
@@ -275,7 +278,7 @@ func (o *Opened) Entries() ([]*store.Entry, error) {
 	return entries, err
 }
 
-// storeErrors counts the error-level problems of the store's entries (as
+// StoreErrors counts the error-level problems of the store's entries (as
 // kontext check reports them), once per state of the store, in the
 // background: the secret scan of every entry takes too long to run on each
 // brief. ok is false until the count for these entries is ready.

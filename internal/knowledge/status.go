@@ -307,7 +307,7 @@ func noKontext(gone string) string {
 	return "no kontext is on PATH"
 }
 
-// bootstrapProgress says how far the deepening of the bootstrap's docs is
+// BootstrapProgress says how far the deepening of the bootstrap's docs is
 // ("" when there is nothing left to deepen). The deepening is an agent's
 // work: a person is told to ask for it.
 func BootstrapProgress(o *Opened, v Voice, entries []*store.Entry) string {
@@ -377,7 +377,7 @@ func fileStamp(p string) string {
 	return fmt.Sprintf("%d:%d;", info.Size(), info.ModTime().UnixNano())
 }
 
-// staleAndHooksLines are the brief's State lines about stale decisions
+// StaleAndHooksLines are the brief's State lines about stale decisions
 // and missing hooks.
 func (o *Opened) StaleAndHooksLines(ctx context.Context, entries []*store.Entry) []string {
 	var lines []string

@@ -10,12 +10,13 @@ import (
 	"github.com/kontext-dev/kontext/internal/textclip"
 )
 
-// voice words what an answer tells its reader to do next. An agent reads
+// Voice words what an answer tells its reader to do next. An agent reads
 // tool calls (ctx_prepare_commit promote: ["<id>"]); a person who ran
 // `kontext prepare-commit` in a shell reads commands (kontext
 // prepare-commit --promote <id>).
 type Voice struct{ Shell bool }
 
+// VoiceOf is the voice of a call: a person's when it came from the shell.
 func VoiceOf(ctx context.Context) Voice { return Voice{Shell: shell.From(ctx)} }
 
 // ToolVerbs maps the knowledge tools that have a command of their own to
@@ -36,7 +37,7 @@ var ToolVerbs = map[string]string{
 // (kontext read git:abc1234), as internal/inventory declares them.
 var ToolVerbArgs = map[string]string{"ctx_search": "query", "ctx_read": "uri", "ctx_why": "target"}
 
-// tool names a tool the way the reader runs it.
+// Tool names a tool the way the reader runs it.
 func (v Voice) Tool(name string) string {
 	if !v.Shell {
 		return name
@@ -47,7 +48,7 @@ func (v Voice) Tool(name string) string {
 	return "kontext call " + name
 }
 
-// call names a tool with arguments, given as name, value pairs; a value
+// Call names a tool with arguments, given as name, value pairs; a value
 // is a string, a bool, an int or a []string.
 func (v Voice) Call(name string, args ...any) string {
 	var b strings.Builder
@@ -104,7 +105,7 @@ func shellWord(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// plural counts n of a thing: 1 entry, 2 entries.
+// Plural counts n of a thing: 1 entry, 2 entries.
 func Plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
@@ -112,7 +113,7 @@ func Plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// oneParagraph is the first paragraph of text on one line, clipped.
+// OneParagraph is the first paragraph of text on one line, clipped.
 func OneParagraph(text string, max int) string {
 	para, _, _ := strings.Cut(strings.TrimSpace(text), "\n\n")
 	para = strings.Join(strings.Fields(para), " ")

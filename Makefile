@@ -4,7 +4,7 @@
 
 GO       ?= go
 BIN      := bin
-NPM_DIR  := interop
+NPM_DIR  := internal/interop/testdata/node
 # The fuzz run's total time, split evenly across every fuzz target (.ci/fuzz).
 FUZZTIME ?= 3m
 
@@ -61,7 +61,7 @@ fuzz:
 test: check-generated vet test-go interop fuzz
 
 snapshots:
-	$(GO) test ./internal/mcp ./internal/toolsets -run 'TestTranscripts|TestToolSnapshots' -update
+	$(GO) test ./internal/mcp ./internal/inventory -run 'TestTranscripts|TestToolSnapshots' -update
 
 bench: interop-deps
 	$(GO) run ./bench/mcpbench

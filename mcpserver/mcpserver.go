@@ -13,8 +13,8 @@ import (
 	"io"
 
 	"github.com/kontext-dev/kontext/gen/errcodes"
+	"github.com/kontext-dev/kontext/internal/inventory"
 	"github.com/kontext-dev/kontext/internal/mcp"
-	"github.com/kontext-dev/kontext/internal/toolsets"
 )
 
 // The runtime's types.
@@ -91,7 +91,7 @@ func Bool(b bool) *bool { return mcp.Bool(b) }
 // (names, titles, descriptions, annotations, input schemas).
 func ToolDefinitions() []*Tool {
 	var out []*Tool
-	for _, f := range toolsets.Shipped() {
+	for _, f := range inventory.Shipped() {
 		out = append(out, f.Describe().Tools...)
 	}
 	return out

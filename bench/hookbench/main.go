@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/kontext-dev/kontext/bench/internal/measure"
+	"github.com/kontext-dev/kontext/internal/gittest"
 	"github.com/kontext-dev/kontext/internal/knowledge/index/benchrepo"
 )
 
@@ -50,12 +51,8 @@ func run(bin string, runs int, keep bool) error {
 		defer os.RemoveAll(tmp)
 	}
 	if bin == "" {
-		bin = filepath.Join(tmp, "bin", "kontext")
-		fmt.Fprintln(os.Stderr, "hookbench: building kontext")
-		build := exec.Command("go", "build", "-o", bin, "./cmd/kontext")
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			return fmt.Errorf("building kontext: %w", err)
+		if bin, err = measure.BuildKontext("hookbench", tmp); err != nil {
+			return err
 		}
 	}
 	bin, err = filepath.Abs(bin)
@@ -70,10 +67,10 @@ func run(bin string, runs int, keep bool) error {
 	if err != nil {
 		return err
 	}
-	env := append(os.Environ(),
+	env := append(append(os.Environ(), gittest.Env()...),
 		"PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"KONTEXT_CONFIG_DIR="+filepath.Join(tmp, "userconfig"),
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull, "KONTEXT_SKIP=",
+		"KONTEXT_SKIP=",
 	)
 	sh := func(name string, args ...string) (string, error) {
 		cmd := exec.Command(name, args...)

@@ -33,6 +33,8 @@ import (
 	"time"
 
 	"github.com/kontext-dev/kontext/bench/internal/measure"
+
+	"github.com/kontext-dev/kontext/internal/gittest"
 )
 
 // The original's published figures (on 1,500 commits) and our goal for a
@@ -83,12 +85,8 @@ func run(bin string, runs, commits int, seed uint64, keep bool) error {
 		defer os.RemoveAll(tmp)
 	}
 	if bin == "" {
-		bin = filepath.Join(tmp, "bin", "kontext")
-		fmt.Fprintln(os.Stderr, "initbench: building kontext")
-		build := exec.Command("go", "build", "-o", bin, "./cmd/kontext")
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			return fmt.Errorf("building kontext: %w", err)
+		if bin, err = measure.BuildKontext("initbench", tmp); err != nil {
+			return err
 		}
 	}
 	if bin, err = filepath.Abs(bin); err != nil {
@@ -271,12 +269,10 @@ func isolatedEnv(tmp string) []string {
 		}
 		env = append(env, kv)
 	}
+	env = append(append(env, gittest.Env()...), gittest.Identity("Bench", "bench@example.com")...)
 	return append(env,
 		"HOME="+filepath.Join(tmp, "home"),
 		"KONTEXT_CONFIG_DIR="+filepath.Join(tmp, "userconfig"),
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull,
-		"GIT_AUTHOR_NAME=Bench", "GIT_AUTHOR_EMAIL=bench@example.com",
-		"GIT_COMMITTER_NAME=Bench", "GIT_COMMITTER_EMAIL=bench@example.com",
 	)
 }
 

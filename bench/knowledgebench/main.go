@@ -20,9 +20,9 @@ import (
 
 	"github.com/kontext-dev/kontext/bench/internal/measure"
 	"github.com/kontext-dev/kontext/internal/fsroot"
+	"github.com/kontext-dev/kontext/internal/inventory"
 	"github.com/kontext-dev/kontext/internal/knowledge/index/benchrepo"
 	"github.com/kontext-dev/kontext/internal/mcp"
-	"github.com/kontext-dev/kontext/internal/toolsets"
 )
 
 func main() {
@@ -72,7 +72,7 @@ func run(repoDir string, colds, warm, briefs, captures int) error {
 		if err != nil {
 			return nil, err
 		}
-		ts, attach, err := toolsets.Knowledge().Open(root)
+		ts, attach, err := inventory.Knowledge().Open(root)
 		if err != nil {
 			return nil, err
 		}

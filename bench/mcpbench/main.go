@@ -85,7 +85,7 @@ func main() {
 	flag.StringVar(&only, "only", "", "comma list of servers to run: "+strings.Join(serverNames, ","))
 	flag.BoolVar(&cfg.jsonOutput, "json", false, "print the results as JSON on stdout (progress stays on stderr)")
 	flag.StringVar(&cfg.repo, "repo", "", "the kontext repository (default: the go.mod above the working directory)")
-	flag.StringVar(&cfg.nodeModules, "node-modules", "", "where @modelcontextprotocol/server-everything is installed (default <repo>/interop/node_modules)")
+	flag.StringVar(&cfg.nodeModules, "node-modules", "", "where @modelcontextprotocol/server-everything is installed (default <repo>/internal/interop/testdata/node/node_modules)")
 	flag.Parse()
 	if cfg.pings < 1 || cfg.window < 1 || cfg.sequential < 1 || cfg.starts < 1 || cfg.rounds < 1 || cfg.warmup < 0 {
 		fatalf("-n, -window, -seq, -starts and -rounds must be at least 1, -warmup at least 0")
@@ -104,7 +104,7 @@ func main() {
 		cfg.repo = findRepo()
 	}
 	if cfg.nodeModules == "" {
-		cfg.nodeModules = filepath.Join(cfg.repo, "interop", "node_modules")
+		cfg.nodeModules = filepath.Join(cfg.repo, "internal", "interop", "testdata", "node", "node_modules")
 	}
 
 	tmp, err := os.MkdirTemp("", "mcpbench-")
@@ -185,7 +185,7 @@ func prepareServers(cfg config, tmp string) []*server {
 	testkit := &server{name: "kontext-testkit", about: "kontext runtime + the testkit toolset"}
 	if wanted(testkit.name) {
 		root := filepath.Join(tmp, "testkit-root")
-		if bin, err := goBuild(cfg.repo, tmp, "./internal/testkit/cmd/kontext-testkit", "kontext-testkit"); err != nil {
+		if bin, err := goBuild(cfg.repo, tmp, "./internal/mcptest/cmd/kontext-testkit", "kontext-testkit"); err != nil {
 			testkit.unavailable = err.Error()
 		} else if err := os.MkdirAll(root, 0o755); err != nil {
 			testkit.unavailable = err.Error()
@@ -219,18 +219,9 @@ func prepareServers(cfg config, tmp string) []*server {
 
 // goBuild builds a package of the repository into dir.
 func goBuild(repo, dir, pkg, name string) (string, error) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
 	out := filepath.Join(dir, name)
 	progressf("building %s", pkg)
-	cmd := exec.Command(goTool, "build", "-o", out, pkg)
-	cmd.Dir = repo
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build %s failed: %v: %s", pkg, err, lastLines(string(msg), 5))
-	}
-	return out, nil
+	return out, measure.GoBuild(repo, pkg, out)
 }
 
 // referenceServer returns the command that runs server-everything over

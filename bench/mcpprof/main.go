@@ -28,7 +28,7 @@ import (
 
 	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/mcp"
-	"github.com/kontext-dev/kontext/internal/testkit"
+	"github.com/kontext-dev/kontext/internal/mcptest"
 )
 
 func main() {
@@ -45,7 +45,7 @@ func main() {
 	defer os.RemoveAll(root)
 	fsr, err := fsroot.Open(root)
 	check(err)
-	kit := testkit.New(fsr)
+	kit := mcptest.New(fsr)
 	srv, err := mcp.NewServer(mcp.Implementation{Name: "kontext", Version: "bench"}, mcp.Options{}, kit.Toolset())
 	check(err)
 	kit.Attach(srv)

@@ -12,11 +12,11 @@ import (
 
 	"github.com/kontext-dev/kontext/bench/internal/measure"
 	"github.com/kontext-dev/kontext/internal/fsroot"
+	"github.com/kontext-dev/kontext/internal/inventory"
 	"github.com/kontext-dev/kontext/internal/mcp"
 	"github.com/kontext-dev/kontext/internal/repo"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 	"github.com/kontext-dev/kontext/internal/repo/tools"
-	"github.com/kontext-dev/kontext/internal/toolsets"
 )
 
 // filterStats is what the "filter" child measured: warm repo tool calls
@@ -117,7 +117,7 @@ func measureFilter(e *repo.Engine, rootDir string, g *model.Graph, rounds int) (
 		return filterStats{}, err
 	}
 	defer closeOff()
-	on, closeOn, err := connect(mcp.Options{OutputFilter: toolsets.SecretFilter(root)})
+	on, closeOn, err := connect(mcp.Options{OutputFilter: inventory.SecretFilter(root)})
 	if err != nil {
 		return filterStats{}, err
 	}

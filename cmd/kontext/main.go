@@ -6,9 +6,9 @@ import (
 	"os"
 
 	"github.com/kontext-dev/kontext/internal/cli"
-	"github.com/kontext-dev/kontext/internal/toolsets"
+	"github.com/kontext-dev/kontext/internal/inventory"
 )
 
 func main() {
-	os.Exit(cli.Main(os.Args, toolsets.Program(), os.Stdout, os.Stderr))
+	os.Exit(cli.Main(os.Args, inventory.Program(), os.Stdout, os.Stderr))
 }

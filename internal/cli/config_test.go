@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/kontext-dev/kontext/internal/gittest"
 )
 
 // TestMain lets the scripts run the real command line as "kontext",
@@ -31,11 +33,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("HOME", home)
 			env.Setenv("XDG_CONFIG_HOME", "")
 			env.Setenv("CODEX_HOME", "")
-			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-			env.Setenv("GIT_AUTHOR_NAME", "Ada")
-			env.Setenv("GIT_AUTHOR_EMAIL", "ada@example.com")
-			env.Setenv("GIT_COMMITTER_NAME", "Ada")
-			env.Setenv("GIT_COMMITTER_EMAIL", "ada@example.com")
+			gittest.Setenv(env.Setenv)
 			return os.MkdirAll(home, 0o755)
 		},
 	})

@@ -61,8 +61,11 @@ func Generate(root string) (map[string][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
+		if len(test.Toolsets) > 1 {
+			return nil, fmt.Errorf("%s declares %d toolsets; %s holds the contract of one", testSpecs, len(test.Toolsets), testToolsetDir)
+		}
 		for _, ts := range test.Toolsets {
-			files, err := toolsetFiles(test, ts, "internal/"+ts.Name+"/spec", "spec")
+			files, err := toolsetFiles(test, ts, testToolsetDir, "spec")
 			if err != nil {
 				return nil, err
 			}
@@ -87,6 +90,11 @@ func Generate(root string) (map[string][]byte, error) {
 	}
 	return out, nil
 }
+
+// testToolsetDir holds the generated contract of the test-only toolset,
+// beside its handlers in internal/mcptest (a server for tests, as
+// net/http/httptest is), whatever the toolset is called on the wire.
+const testToolsetDir = "internal/mcptest/spec"
 
 // markedFile returns file with its generated region replaced, or a new file
 // holding just the region when it does not exist yet.

@@ -287,7 +287,7 @@ func TestShippedBinaryHasNoTestToolset(t *testing.T) {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
 	for _, pkg := range strings.Fields(string(out)) {
-		if strings.Contains(pkg, "/internal/testkit") {
+		if strings.Contains(pkg, "/internal/mcptest") {
 			t.Fatalf("cmd/kontext depends on %s", pkg)
 		}
 	}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/invopop/jsonschema"
 
+	"github.com/kontext-dev/kontext/internal/mcptest/result"
 	"github.com/kontext-dev/kontext/internal/repo/results"
-	"github.com/kontext-dev/kontext/internal/testkit/result"
 )
 
 // structuredOutputs are the Go types a tool spec may name as its structured

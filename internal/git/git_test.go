@@ -3,12 +3,13 @@ package git_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kontext-dev/kontext/internal/git"
+
+	"github.com/kontext-dev/kontext/internal/gittest"
 )
 
 // newRepo makes a real repository in a temp dir.
@@ -24,14 +25,7 @@ func newRepo(t *testing.T) string {
 
 func gitRun(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_DATE=2026-01-02T03:04:05Z", "GIT_COMMITTER_DATE=2026-01-02T03:04:05Z")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
+	return gittest.Run(t, dir, append(gittest.Identity("Ada Lovelace", "ada@example.com"), gittest.At("2026-01-02T03:04:05Z")...), args...)
 }
 
 func write(t *testing.T, dir, rel, body string) {

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kontext-dev/kontext/internal/gittest"
 )
 
 // gitLogOutput renders commits as `git log -z --format=<logFormat>`
@@ -117,12 +118,7 @@ func TestLogParserReadsWhatGitPrints(t *testing.T) {
 	dir := initRepo(t)
 	run := func(args ...string) {
 		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_DATE=2026-01-02T03:04:05Z", "GIT_COMMITTER_DATE=2026-01-02T03:04:05Z")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
+		gittest.Run(t, dir, append(gittest.Ada(), gittest.At("2026-01-02T03:04:05Z")...), args...)
 	}
 	write := func(rel, text string) {
 		if err := os.WriteFile(filepath.Join(dir, rel), []byte(text), 0o644); err != nil {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -16,23 +15,18 @@ import (
 	"testing"
 
 	"github.com/kontext-dev/kontext/internal/fsroot"
+
+	"github.com/kontext-dev/kontext/internal/gittest"
 )
 
 func initRepo(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	for _, args := range [][]string{
-		{"init", "-q", "-b", "main"},
-		{"config", "user.name", "Ada"},
-		{"config", "user.email", "ada@example.com"},
-		{"config", "commit.gpgsign", "false"},
-	} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	gittest.Init(t, dir)
+	// For the tests' own git commands: Ada commits, unsigned.
+	gittest.Git(t, dir, "config", "user.name", "Ada")
+	gittest.Git(t, dir, "config", "user.email", "ada@example.com")
+	gittest.Git(t, dir, "config", "commit.gpgsign", "false")
 	return dir
 }
 

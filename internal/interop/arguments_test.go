@@ -36,7 +36,7 @@ func storeRepo(t *testing.T) string {
 	return repo
 }
 
-// TestArgumentContractTypeScriptSDK runs interop/arguments-check.mjs: the
+// TestArgumentContractTypeScriptSDK runs testdata/node/arguments-check.mjs: the
 // same contract through the TypeScript SDK v1 client.
 func TestArgumentContractTypeScriptSDK(t *testing.T) {
 	requireSetup(t)

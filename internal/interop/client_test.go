@@ -228,7 +228,7 @@ func TestKontextClientServerEverything(t *testing.T) {
 
 // TestKontextClientServerRequests checks how kontext's client answers
 // server-initiated requests, against a server built on the TypeScript SDK v1
-// (interop/ts-sdk-v1-server.mjs): ping and roots/list are answered, anything
+// (testdata/node/ts-sdk-v1-server.mjs): ping and roots/list are answered, anything
 // else is refused with -32601.
 func TestKontextClientServerRequests(t *testing.T) {
 	node, dir := npmDir(t)

@@ -13,19 +13,15 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kontext-dev/kontext/internal/gittest"
 )
 
 // gitRepo makes a throwaway repository with one committed source file.
 func gitRepo(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	run := func(args ...string) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	run := func(args ...string) { t.Helper(); gittest.Run(t, dir, gittest.Ada(), args...) }
 	run("init", "-q", "-b", "main")
 	run("config", "user.name", "Ada")
 	run("config", "user.email", "ada@example.com")
@@ -40,13 +36,7 @@ func gitRepo(t *testing.T) string {
 
 func gitOut(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
+	return gittest.Git(t, dir, args...)
 }
 
 // TestKnowledgeEndToEnd drives a real `kontext mcp` process with the

@@ -5,7 +5,7 @@
 // (server-everything), and every message kontext-testkit writes is validated
 // against the official JSON Schema of the revision it negotiated.
 //
-// The npm packages come from interop/package-lock.json (make interop-deps).
+// The npm packages come from testdata/node/package-lock.json (make interop-deps).
 // Without them the tests that need them skip, unless KONTEXT_INTEROP=1, which
 // makes a missing install a failure (make interop, CI).
 package interop_test
@@ -64,7 +64,7 @@ func setup(dir string) error {
 		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
 	}
 	testkitBin = filepath.Join(dir, "kontext-testkit")
-	cmd := exec.Command(goBin, "build", "-o", testkitBin, "./internal/testkit/cmd/kontext-testkit")
+	cmd := exec.Command(goBin, "build", "-o", testkitBin, "./internal/mcptest/cmd/kontext-testkit")
 	cmd.Dir = repoRoot
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -100,12 +100,12 @@ func skipOrFail(t *testing.T, format string, args ...any) {
 	t.Skip(msg)
 }
 
-// npmDir returns interop/, after checking that node is on PATH and the npm
+// npmDir returns the npm package of the suite (testdata/node), after checking that node is on PATH and the npm
 // packages are installed.
 func npmDir(t *testing.T) (node, dir string) {
 	t.Helper()
 	requireSetup(t)
-	dir = filepath.Join(repoRoot, "interop")
+	dir = filepath.Join(repoRoot, "internal", "interop", "testdata", "node")
 	node, err := exec.LookPath("node")
 	if err != nil {
 		skipOrFail(t, "node is not on PATH; the interop suite needs Node 20 or later")
@@ -117,7 +117,7 @@ func npmDir(t *testing.T) (node, dir string) {
 	}
 	for _, pkg := range []string{"sdk", "client", "server-everything"} {
 		if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", pkg, "package.json")); err != nil {
-			skipOrFail(t, "interop/node_modules lacks @modelcontextprotocol/%s: run `make interop-deps` (npm ci --prefix interop)", pkg)
+			skipOrFail(t, "internal/interop/testdata/node/node_modules lacks @modelcontextprotocol/%s: run `make interop-deps` (npm ci --prefix internal/interop/testdata/node)", pkg)
 		}
 	}
 	return node, dir

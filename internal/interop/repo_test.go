@@ -2,7 +2,7 @@ package interop_test
 
 // The seed's real-client check of the repo toolset: clients written by
 // someone else (the official Go SDK, and the TypeScript SDK v1 through
-// interop/repo-check.mjs) drive `kontext mcp --toolsets repo` over stdio
+// testdata/node/repo-check.mjs) drive `kontext mcp --toolsets repo` over stdio
 // against real repositories — a layered TypeScript fixture made here, and
 // kontext's own — and every message the server writes is validated against
 // the official schema of the negotiated revision.
@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kontext-dev/kontext/internal/gittest"
 )
 
 // repoTools are the repo toolset's tools, sorted.
@@ -31,7 +33,7 @@ var repoTools = []string{
 	"get_revision_snapshot", "search_context",
 }
 
-// repoScriptChecks are the checks interop/repo-check.mjs must report.
+// repoScriptChecks are the checks testdata/node/repo-check.mjs must report.
 var repoScriptChecks = []string{
 	"handshake",
 	"tools/list",
@@ -54,14 +56,8 @@ func repoFixture(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	git := func(env []string, args ...string) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null",
-			"GIT_AUTHOR_NAME=Ada", "GIT_AUTHOR_EMAIL=ada@example.com", "GIT_COMMITTER_NAME=Ada", "GIT_COMMITTER_EMAIL=ada@example.com")
-		cmd.Env = append(cmd.Env, env...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
+		t.Helper()
+		gittest.Run(t, dir, append(gittest.Ada(), env...), args...)
 	}
 	commit := func(msg string, daysAgo int, files map[string]string) {
 		for rel, body := range files {
@@ -73,7 +69,7 @@ func repoFixture(t *testing.T) string {
 		}
 		d := time.Now().Add(-time.Duration(daysAgo) * 24 * time.Hour).UTC().Format(time.RFC3339)
 		git(nil, "add", "-A")
-		git([]string{"GIT_AUTHOR_DATE=" + d, "GIT_COMMITTER_DATE=" + d}, "commit", "-q", "-m", msg)
+		git(gittest.At(d), "commit", "-q", "-m", msg)
 	}
 	git(nil, "init", "-q", "-b", "main")
 	commit("Initial skeleton", 30, map[string]string{
@@ -430,7 +426,7 @@ func keysBut(m map[string]any, skip string) []string {
 	return out
 }
 
-// TestRepoToolsetTypeScriptSDK runs interop/repo-check.mjs, the TypeScript
+// TestRepoToolsetTypeScriptSDK runs testdata/node/repo-check.mjs, the TypeScript
 // SDK v1 client, on the fixture and on this repository.
 func TestRepoToolsetTypeScriptSDK(t *testing.T) {
 	node, dir := npmDir(t)

@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// The checks each TypeScript script must report (interop/ts-sdk-v*.mjs): a
+// The checks each TypeScript script must report (testdata/node/ts-sdk-v*.mjs): a
 // script that stops early or skips one fails the test.
 var (
 	tsCommonChecks = []string{

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -39,14 +40,14 @@ type moduleRanking struct {
 	file string         // where the order is kept ("" keeps none)
 }
 
-// rankModules orders module docs by the engine's ranking of their modules
+// RankModules orders module docs by the engine's ranking of their modules
 // (analyze.RankModules: most depended upon first): the brief names the
 // same core as the repo tools. Modules the ranking does not know, and
 // every module while none is known, follow in path order.
-func (s *Service) rankModules(ctx context.Context, o *opened, mods []*store.Entry) {
-	rank := s.moduleRanks(ctx, o.root.Dir(), filepath.Join(o.state.Dir, "worktrees", o.state.Worktree, "module-rank.json"))
+func (s *Service) RankModules(ctx context.Context, o *Opened, mods []*store.Entry) {
+	rank := s.moduleRanks(ctx, o.Root.Dir(), filepath.Join(o.State.Dir, "worktrees", o.State.Worktree, "module-rank.json"))
 	place := func(e *store.Entry) int {
-		if p, ok := rank[moduleID(e)]; ok {
+		if p, ok := rank[ModuleID(e)]; ok {
 			return p
 		}
 		return len(rank)
@@ -56,7 +57,7 @@ func (s *Service) rankModules(ctx context.Context, o *opened, mods []*store.Entr
 		if pi != pj {
 			return pi < pj
 		}
-		return moduleID(mods[i]) < moduleID(mods[j])
+		return ModuleID(mods[i]) < ModuleID(mods[j])
 	})
 }
 
@@ -74,7 +75,7 @@ func (s *Service) moduleRanks(ctx context.Context, root, file string) map[string
 	if r.done == nil {
 		done := make(chan struct{})
 		r.done = done
-		eng := s.engine()
+		eng := s.RepoEngine()
 		go func() {
 			defer close(done)
 			// Not the caller's context: an analysis the brief stopped
@@ -104,12 +105,12 @@ func (s *Service) moduleRanks(ctx context.Context, root, file string) map[string
 	if r.rank == nil {
 		r.rank = r.load()
 	}
-	if r.rank != nil && s.rankWait >= 0 {
+	if r.rank != nil && s.RankWait >= 0 {
 		defer r.mu.Unlock()
 		return r.rank
 	}
 	r.mu.Unlock()
-	wait := s.rankWait
+	wait := s.RankWait
 	if wait == 0 {
 		wait = moduleRankWait
 		if shell.From(ctx) {
@@ -183,4 +184,13 @@ func (r *moduleRanking) save(order []string) {
 			_ = atomicfile.Write(r.file, data, 0o644)
 		}
 	}
+}
+
+// ModuleID is a module doc's module: its path from the top of the
+// repository (internal/cli), as the bootstrap records it, else the title.
+func ModuleID(e *store.Entry) string {
+	if id := strings.TrimSpace(e.Get("module")); id != "" {
+		return id
+	}
+	return e.Title
 }

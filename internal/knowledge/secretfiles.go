@@ -15,34 +15,34 @@ import (
 // content makes it a secret: keys and credential files are small.
 const maxContentCheck = 1 << 20
 
-// secretReason says why kontext never shows the file a tool was asked
+// SecretReason says why kontext never shows the file a tool was asked
 // about ("" when it may): its name as asked (.env, even through a symlink
 // named otherwise), the name it resolves to (a symlink named notes.txt that
 // leads to .env), or its content (a private key in notes.txt). rel is the
 // path as the root resolved it.
-func (o *opened) secretReason(asked, rel string) string {
+func (o *Opened) SecretReason(asked, rel string) string {
 	asked = strings.TrimSpace(filepath.ToSlash(asked))
 	if secrets.IsSecretFile(asked) || secrets.IsSecretFile(rel) {
 		return "it may hold secrets"
 	}
 	if filepath.IsAbs(asked) {
-		if r, err := filepath.Rel(o.root.Dir(), asked); err == nil && secrets.IsSecretFile(filepath.ToSlash(r)) {
+		if r, err := filepath.Rel(o.Root.Dir(), asked); err == nil && secrets.IsSecretFile(filepath.ToSlash(r)) {
 			return "it may hold secrets"
 		}
 	} else if secrets.IsSecretFile(path.Clean(asked)) {
 		return "it may hold secrets"
 	}
-	if rule := o.secretContent(rel); rule != "" {
+	if rule := o.SecretContent(rel); rule != "" {
 		return "its content is a credential (" + rule + ")"
 	}
 	return ""
 }
 
-// secretContent applies the content rules to a regular file of the work
+// SecretContent applies the content rules to a regular file of the work
 // tree ("" for anything else: a directory, a missing file, a FIFO, which
 // is never opened).
-func (o *opened) secretContent(rel string) string {
-	abs, err := o.root.Path(rel)
+func (o *Opened) SecretContent(rel string) string {
+	abs, err := o.Root.Path(rel)
 	if err != nil {
 		return ""
 	}
@@ -50,7 +50,7 @@ func (o *opened) secretContent(rel string) string {
 	if err != nil || !info.Mode().IsRegular() {
 		return ""
 	}
-	f, err := o.root.OS().Open(filepath.FromSlash(rel))
+	f, err := o.Root.OS().Open(filepath.FromSlash(rel))
 	if err != nil {
 		return ""
 	}
@@ -63,18 +63,18 @@ func (o *opened) secretContent(rel string) string {
 	return secrets.SecretContent(rel, buf[:n])
 }
 
-// readShown reads a file under the root whose text a tool shows (the
+// ReadShown reads a file under the root whose text a tool shows (the
 // README's first paragraph, an AGENTS.md): never a secret file, whatever
 // the name it is asked by (README.md may be a symlink to .env).
-func (o *opened) readShown(name string) ([]byte, error) {
-	rel, err := o.root.Rel(name)
+func (o *Opened) ReadShown(name string) ([]byte, error) {
+	rel, err := o.Root.Rel(name)
 	if err != nil {
 		return nil, err
 	}
 	if secrets.IsSecretFile(name) || secrets.IsSecretFile(rel) {
 		return nil, fs.ErrPermission
 	}
-	data, err := o.root.ReadFile(rel)
+	data, err := o.Root.ReadFile(rel)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,9 @@
 // decisions, conventions, learnings and incidents in .ai/, captured through
 // a local inbox and promoted into git with the commit (seeds/004). The
 // store, configuration, secrets, local state and search index live in its
-// subpackages; this package answers the tools, prompts and resources.
+// subpackages; this package holds the Service over them (what one
+// repository's knowledge opens to) and the `kontext status` and `check`
+// reports. The tools, prompts and resources are answered in tools.
 package knowledge
 
 import (
@@ -29,8 +31,10 @@ import (
 // Service is the team knowledge of one repository. It opens lazily, so the
 // server starts anywhere, and reopens when a configuration file changes.
 type Service struct {
-	dir    string // the server's root
-	getenv func(string) string
+	dir string // the server's root
+	// Getenv reads the environment the configuration consults (tests
+	// replace os.Getenv).
+	Getenv func(string) string
 
 	// Engine is the repository engine the bootstrap scans with; set it to
 	// share one engine with the repo toolset (one is made when nil).
@@ -38,24 +42,24 @@ type Service struct {
 	engineMu sync.Mutex
 
 	mu   sync.Mutex
-	repo *opened
+	repo *Opened
 
 	// ranking is the engine's order of the modules, for the brief;
-	// rankWait bounds the wait for it (0: moduleRankWait, negative: no
+	// RankWait bounds the wait for it (0: moduleRankWait, negative: no
 	// bound, for tests that need the ranked answer).
 	ranking  moduleRanking
-	rankWait time.Duration
+	RankWait time.Duration
 }
 
-// opened is the repository state a configuration was loaded for.
-type opened struct {
-	git   *git.Repo
-	root  *fsroot.Root // the work tree's top level
-	cfg   *config.Config
-	stamp string // the configuration files' sizes and times
-	store *store.Store
-	state *local.State
-	scan  *secrets.Scanner
+// Opened is the repository state a configuration was loaded for.
+type Opened struct {
+	Git     *git.Repo
+	Root    *fsroot.Root // the work tree's top level
+	Config  *config.Config
+	stamp   string // the configuration files' sizes and times
+	Store   *store.Store
+	State   *local.State
+	Secrets *secrets.Scanner
 
 	// search is opened on first use; requests run in parallel, so under
 	// searchMu (two first searches would open the index twice and leave
@@ -82,10 +86,11 @@ type opened struct {
 
 // NewService returns the knowledge of the repository that contains dir.
 func NewService(dir string) *Service {
-	return &Service{dir: dir, getenv: os.Getenv}
+	return &Service{dir: dir, Getenv: os.Getenv}
 }
 
-func (s *Service) engine() *repo.Engine {
+// RepoEngine is Engine, made on first use when none was set.
+func (s *Service) RepoEngine() *repo.Engine {
 	s.engineMu.Lock()
 	defer s.engineMu.Unlock()
 	if s.Engine == nil {
@@ -97,12 +102,12 @@ func (s *Service) engine() *repo.Engine {
 // errNotRepository tells the agent what to do outside a git repository.
 var errNotRepository = errors.New("kontext works inside a git repository: start the server in one (kontext mcp --root <repository>)")
 
-// open returns the repository state, reloading it when its configuration
+// Open returns the repository state, reloading it when its configuration
 // changed since it was loaded.
-func (s *Service) open(ctx context.Context) (*opened, error) {
+func (s *Service) Open(ctx context.Context) (*Opened, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.repo != nil && s.repo.stamp == configStamp(s.repo.cfg) {
+	if s.repo != nil && s.repo.stamp == configStamp(s.repo.Config) {
 		return s.repo, nil
 	}
 	repo, err := git.Open(ctx, s.dir)
@@ -122,7 +127,7 @@ func (s *Service) open(ctx context.Context) (*opened, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := config.Load(ctx, repo, config.Options{Getenv: s.getenv})
+	cfg, err := config.Load(ctx, repo, config.Options{Getenv: s.Getenv})
 	if err != nil {
 		return nil, fmt.Errorf("the kontext configuration is invalid: %w", err)
 	}
@@ -137,12 +142,12 @@ func (s *Service) open(ctx context.Context) (*opened, error) {
 	if s.repo != nil {
 		s.repo.close()
 	}
-	o := &opened{git: repo, root: root, cfg: cfg, stamp: configStamp(cfg), store: state.Store, state: state, scan: scan}
+	o := &Opened{Git: repo, Root: root, Config: cfg, stamp: configStamp(cfg), Store: state.Store, State: state, Secrets: scan}
 	var dirs []string
-	for _, d := range o.storeDirs() {
+	for _, d := range o.StoreDirs() {
 		dirs = append(dirs, filepath.Join(root.Dir(), filepath.FromSlash(d)))
 	}
-	o.watch = newChangeWatch(dirs)
+	o.watch = newChangeWatch(root.Dir(), dirs)
 	s.repo, kept = o, true
 	return s.repo, nil
 }
@@ -161,35 +166,35 @@ func configStamp(cfg *config.Config) string {
 	return b.String()
 }
 
-// searchIndex opens the search index of this worktree on first use.
-func (o *opened) searchIndex(ctx context.Context) (*index.Index, error) {
+// SearchIndex opens the search index of this worktree on first use.
+func (o *Opened) SearchIndex(ctx context.Context) (*index.Index, error) {
 	o.searchMu.Lock()
 	defer o.searchMu.Unlock()
 	if o.search != nil {
 		return o.search, nil
 	}
-	docs, err := index.NewDocsSource(o.git, index.DocsOptions{
-		Include:     o.cfg.Sources.Include,
-		Exclude:     o.cfg.Sources.Exclude,
-		ExcludeDirs: o.storeDirs(),
-		DetectDocs:  o.cfg.Sources.DetectDocs,
-		MaxBytes:    o.cfg.Sources.MaxBytes,
+	docs, err := index.NewDocsSource(o.Git, index.DocsOptions{
+		Include:     o.Config.Sources.Include,
+		Exclude:     o.Config.Sources.Exclude,
+		ExcludeDirs: o.StoreDirs(),
+		DetectDocs:  o.Config.Sources.DetectDocs,
+		MaxBytes:    o.Config.Sources.MaxBytes,
 		IsSecret:    secrets.IsSecretFile,
 	})
 	if err != nil {
 		return nil, err
 	}
 	sources := []index.Source{&entrySource{o: o}, &privateSource{o: o}, docs}
-	if o.cfg.Index.Commits {
-		sources = append(sources, index.NewCommitsSource(o.git, index.CommitsOptions{Max: o.cfg.Index.MaxCommits}))
+	if o.Config.Index.Commits {
+		sources = append(sources, index.NewCommitsSource(o.Git, index.CommitsOptions{Max: o.Config.Index.MaxCommits}))
 	}
-	dir := filepath.Join(o.state.Dir, "worktrees", o.state.Worktree, "index")
+	dir := filepath.Join(o.State.Dir, "worktrees", o.State.Worktree, "index")
 	ix, err := index.Open(ctx, index.Options{Dir: dir, Sources: sources, MinInterval: -1})
 	var nw *index.NotWritableError
 	if errors.As(err, &nw) {
 		// The index is a cache: without write access to .git/kontext it
 		// lives under the user's cache directory, else in a temporary one.
-		for _, alt := range fallbackIndexDirs(o.root.Dir()) {
+		for _, alt := range fallbackIndexDirs(o.Root.Dir()) {
 			dir, temporary, ok := alt()
 			if !ok {
 				continue
@@ -201,7 +206,7 @@ func (o *opened) searchIndex(ctx context.Context) (*index.Index, error) {
 				continue
 			}
 			o.searchTemp = temporary
-			o.searchNote = fmt.Sprintf("%s is not writable (%v), so the search index lives in %s", o.state.Dir, nw.Err, dir)
+			o.searchNote = fmt.Sprintf("%s is not writable (%v), so the search index lives in %s", o.State.Dir, nw.Err, dir)
 			if temporary {
 				o.searchNote += " for as long as this process runs"
 			}
@@ -232,9 +237,9 @@ func fallbackIndexDirs(worktree string) []func() (dir string, temporary, ok bool
 	}
 }
 
-// takeSearchNote returns, once, what the first search should say about
+// TakeSearchNote returns, once, what the first search should say about
 // where its index lives ("" when it lives where it should).
-func (o *opened) takeSearchNote() string {
+func (o *Opened) TakeSearchNote() string {
 	o.searchMu.Lock()
 	defer o.searchMu.Unlock()
 	note := o.searchNote
@@ -242,11 +247,11 @@ func (o *opened) takeSearchNote() string {
 	return note
 }
 
-// storeDirs are the directories that hold entries (the store and any kind
+// StoreDirs are the directories that hold entries (the store and any kind
 // configured elsewhere, such as docs/adr).
-func (o *opened) storeDirs() []string {
-	dirs := []string{o.store.Dir()}
-	for _, k := range o.cfg.Kinds() {
+func (o *Opened) StoreDirs() []string {
+	dirs := []string{o.Store.Dir()}
+	for _, k := range o.Config.Kinds() {
 		if k.Path != "" {
 			dirs = append(dirs, k.Path)
 		}
@@ -254,12 +259,12 @@ func (o *opened) storeDirs() []string {
 	return dirs
 }
 
-// entries loads the store (an empty list without one). Parsed entries are
+// Entries loads the store (an empty list without one). Parsed entries are
 // kept while the store's files keep their sizes and times, so a brief does
 // not parse a thousand files again. Callers share the entries and must not
 // change them.
-func (o *opened) entries() ([]*store.Entry, error) {
-	if !o.store.Exists() {
+func (o *Opened) Entries() ([]*store.Entry, error) {
+	if !o.Store.Exists() {
 		return nil, nil
 	}
 	stamp := fingerprint(o.entryFiles())
@@ -268,16 +273,16 @@ func (o *opened) entries() ([]*store.Entry, error) {
 	if o.cache.stamp == stamp && o.cache.stamp != "" {
 		return o.cache.entries, o.cache.err
 	}
-	entries, err := o.store.Load()
+	entries, err := o.Store.Load()
 	o.cache = entryCache{stamp: stamp, entries: entries, err: err}
 	return entries, err
 }
 
-// storeErrors counts the error-level problems of the store's entries (as
+// StoreErrors counts the error-level problems of the store's entries (as
 // kontext check reports them), once per state of the store, in the
 // background: the secret scan of every entry takes too long to run on each
 // brief. ok is false until the count for these entries is ready.
-func (o *opened) storeErrors(entries []*store.Entry) (n int, ok bool) {
+func (o *Opened) StoreErrors(entries []*store.Entry) (n int, ok bool) {
 	o.cacheMu.Lock()
 	defer o.cacheMu.Unlock()
 	if !sameEntries(o.cache.entries, entries) {
@@ -290,7 +295,7 @@ func (o *opened) storeErrors(entries []*store.Entry) (n int, ok bool) {
 		o.cache.checking = true
 		go func() {
 			n := 0
-			for _, p := range store.Validate(entries, store.CheckOptions{MaxBodyLines: o.cfg.Store.MaxBodyLines, Scanner: o.scan, NoSecrets: o.cfg.Secrets.Scan == "off"}) {
+			for _, p := range store.Validate(entries, store.CheckOptions{MaxBodyLines: o.Config.Store.MaxBodyLines, Scanner: o.Secrets, NoSecrets: o.Config.Secrets.Scan == "off"}) {
 				if p.Level == store.Error {
 					n++
 				}
@@ -331,9 +336,9 @@ func (s *Service) Close() error {
 
 // close releases the watch, the index and the repository's cat-file
 // process (a request still using them reopens the latter on demand).
-func (o *opened) close() error {
+func (o *Opened) close() error {
 	o.watch.close()
-	defer o.git.Close()
+	defer o.Git.Close()
 	o.searchMu.Lock()
 	defer o.searchMu.Unlock()
 	if o.search != nil {

@@ -2,66 +2,41 @@ package knowledge
 
 import (
 	"context"
-	"encoding/json"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"unicode/utf8"
 
-	"github.com/kontext-dev/kontext/internal/mcp"
-	"github.com/kontext-dev/kontext/internal/textclip"
+	"github.com/kontext-dev/kontext/internal/fswatch"
+	"github.com/kontext-dev/kontext/internal/gittest"
+	"github.com/kontext-dev/kontext/internal/repo"
 )
 
-func gitCmd(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-}
-
-func writeFile(t *testing.T, dir, rel, text string) {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // openTest opens the knowledge of a new repository with one commit.
-func openTest(t *testing.T) (string, *opened) {
+func openTest(t *testing.T) (string, *Opened) {
 	t.Helper()
 	dir, _, o := openTestService(t)
 	return dir, o
 }
 
 // openTestService is openTest with the service that opened the store.
-func openTestService(t *testing.T) (string, *Service, *opened) {
+func openTestService(t *testing.T) (string, *Service, *Opened) {
 	t.Helper()
 	dir := t.TempDir()
-	gitCmd(t, dir, "init", "-q", "-b", "main")
-	writeFile(t, dir, "README.md", "# shop\n\nA shop.\n")
-	writeFile(t, dir, "src/api.go", "package src\n")
-	gitCmd(t, dir, "add", ".")
-	gitCmd(t, dir, "commit", "-q", "-m", "shop")
+	gittest.Git(t, dir, "init", "-q", "-b", "main")
+	gittest.WriteFile(t, dir, "README.md", "# shop\n\nA shop.\n")
+	gittest.WriteFile(t, dir, "src/api.go", "package src\n")
+	gittest.Git(t, dir, "add", ".")
+	gittest.Git(t, dir, "commit", "-q", "-m", "shop")
 	svc := NewService(dir)
-	svc.getenv = func(k string) string {
+	svc.Getenv = func(k string) string {
 		if k == "KONTEXT_CONFIG_DIR" {
 			return filepath.Join(dir, ".no-user-config")
 		}
 		return ""
 	}
 	t.Cleanup(func() { svc.Close() })
-	o, err := svc.open(context.Background())
+	o, err := svc.Open(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +54,7 @@ func TestSearchIndexIsOpenedOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ix, err := o.searchIndex(context.Background())
+			ix, err := o.SearchIndex(context.Background())
 			if err != nil {
 				t.Error(err)
 				return
@@ -95,97 +70,30 @@ func TestSearchIndexIsOpenedOnce(t *testing.T) {
 	}
 }
 
-// With nothing staged, the working tree's changes are the modified and the
-// untracked files, and only the latter are marked untracked.
-func TestChangedPaths(t *testing.T) {
-	ctx := context.Background()
-	dir, o := openTest(t)
-	writeFile(t, dir, "src/api.go", "package src\n\nvar x = 1\n")
-	writeFile(t, dir, "src/new.go", "package src\n")
-	changed, untracked, staged, err := changedPaths(ctx, o.git)
-	if err != nil {
+// The knowledge store's watch and the repo engine's share one watcher of
+// the work tree (one inotify instance), and each lets it go on close.
+func TestStoreAndEngineShareOneWatcher(t *testing.T) {
+	dir, svc, o := openTestService(t)
+	svc.Engine = repo.NewEngine(repo.Options{})
+	tree := o.Root.Dir()
+	if n := fswatch.Shared(tree); n != 1 {
+		t.Fatalf("the store's watch: %d parts on %s, want 1", n, tree)
+	}
+	if _, err := svc.Engine.Snapshot(context.Background(), dir); err != nil {
 		t.Fatal(err)
 	}
-	if staged || !slices.Equal(changed, []string{"src/api.go", "src/new.go"}) || len(untracked) != 1 || !untracked["src/new.go"] {
-		t.Errorf("work tree: changed %v, untracked %v, staged %v", changed, untracked, staged)
+	if mode := svc.Engine.Detection(dir); !strings.HasPrefix(mode, "fsnotify") {
+		t.Skipf("the engine does not watch here (%s)", mode)
 	}
-	gitCmd(t, dir, "add", "src/new.go")
-	changed, untracked, staged, err = changedPaths(ctx, o.git)
-	if err != nil {
-		t.Fatal(err)
+	if n := fswatch.Shared(tree); n != 2 {
+		t.Errorf("the store and the engine: %d parts on %s, want 2", n, tree)
 	}
-	if !staged || !slices.Equal(changed, []string{"src/new.go"}) || len(untracked) != 0 {
-		t.Errorf("staged: changed %v, untracked %v, staged %v", changed, untracked, staged)
+	svc.Engine.Close()
+	if n := fswatch.Shared(tree); n != 1 {
+		t.Errorf("after the engine closed: %d parts, want 1", n)
 	}
-}
-
-// Clipped text stays valid UTF-8, even without a space to cut at (CJK).
-func TestClippingKeepsCharactersWhole(t *testing.T) {
-	cjk := strings.Repeat("決定", 200) // 3 bytes a character, no spaces
-	for name, got := range map[string]string{
-		"oneParagraph":    oneParagraph(cjk, 100),
-		"firstLine":       firstLine(cjk),
-		"clip":            clip(cjk, 100, "hint"),
-		"textclip.Prefix": textclip.Prefix(cjk, 100),
-	} {
-		if !utf8.ValidString(got) {
-			t.Errorf("%s cut a character: %q", name, got)
-		}
-		if len(got) >= len(cjk) {
-			t.Errorf("%s did not clip: %d bytes", name, len(got))
-		}
+	svc.Close()
+	if n := fswatch.Shared(tree); n != 0 {
+		t.Errorf("after both closed: %d parts, want 0", n)
 	}
-	if got := textclip.Prefix("abc", 2); got != "ab" {
-		t.Errorf("textclip.Prefix(abc, 2) = %q", got)
-	}
-	if got := textclip.Prefix("abc", 5); got != "abc" {
-		t.Errorf("textclip.Prefix(abc, 5) = %q", got)
-	}
-}
-
-// A symbol is looked up as text: the dot in app.config matches a dot only.
-func TestWhySymbolIsText(t *testing.T) {
-	ctx := context.Background()
-	dir, o := openTest(t)
-	writeFile(t, dir, "a.js", "appXconfig = 1\n")
-	writeFile(t, dir, "z.js", "app.config = 2\n")
-	gitCmd(t, dir, "add", ".")
-	gitCmd(t, dir, "commit", "-q", "-m", "config")
-	res, err := (&why{o: o, limit: 5}).symbol(ctx, "app.config")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var text strings.Builder
-	for _, c := range res.Content {
-		text.Write(c)
-	}
-	if got := text.String(); !strings.Contains(got, "app.config is defined at z.js:1") || !strings.Contains(got, "0 other line(s) mention it") {
-		t.Errorf("ctx_why app.config:\n%s", got)
-	}
-}
-
-// resultText is the text of a tool result's blocks.
-func resultText(t *testing.T, res *mcp.ToolResult) string {
-	t.Helper()
-	var parts []string
-	for _, c := range res.Content {
-		var block struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}
-		if err := json.Unmarshal(c, &block); err != nil {
-			t.Fatal(err)
-		}
-		parts = append(parts, block.Text)
-	}
-	return strings.Join(parts, "\n")
-}
-
-func readText(t *testing.T, dir, rel string) string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
 }

@@ -17,7 +17,7 @@ import (
 )
 
 // entrySource feeds the store's entries to the search index as kx:<id>.
-type entrySource struct{ o *opened }
+type entrySource struct{ o *Opened }
 
 func (s *entrySource) Name() string { return "entries" }
 
@@ -26,7 +26,7 @@ func (s *entrySource) files() []index.Item { return s.o.entryFiles() }
 // entryFiles lists the entry files with their versions (size and time),
 // which is all a "did anything change" check needs. While the watch sees no
 // change, the last list stands.
-func (o *opened) entryFiles() []index.Item {
+func (o *Opened) entryFiles() []index.Item {
 	gen, watching := o.watch.generation()
 	o.filesMu.Lock()
 	if watching && o.files != nil && o.filesGen == gen {
@@ -42,10 +42,10 @@ func (o *opened) entryFiles() []index.Item {
 	return items
 }
 
-func (o *opened) walkEntryFiles() []index.Item {
+func (o *Opened) walkEntryFiles() []index.Item {
 	var items []index.Item
-	for _, dir := range o.storeDirs() {
-		abs, err := o.root.Path(dir)
+	for _, dir := range o.StoreDirs() {
+		abs, err := o.Root.Path(dir)
 		if err != nil {
 			continue
 		}
@@ -59,12 +59,12 @@ func (o *opened) walkEntryFiles() []index.Item {
 				}
 				return nil
 			}
-			rel, err := filepath.Rel(o.root.Dir(), p)
+			rel, err := filepath.Rel(o.Root.Dir(), p)
 			if err != nil {
 				return nil
 			}
 			rel = filepath.ToSlash(rel)
-			if !o.store.IsEntryPath(rel) {
+			if !o.Store.IsEntryPath(rel) {
 				return nil
 			}
 			info, err := d.Info()
@@ -90,11 +90,11 @@ func (s *entrySource) Load(ctx context.Context, items []index.Item, emit func(in
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		data, err := s.o.root.ReadFile(it.Key)
+		data, err := s.o.Root.ReadFile(it.Key)
 		if err != nil {
 			continue // gone since List: retried on the next refresh
 		}
-		kind, _ := s.o.store.KindOf(it.Key)
+		kind, _ := s.o.Store.KindOf(it.Key)
 		if err := emit(it, []index.Doc{entryDoc(store.Parse(it.Key, data, kind), "kx:")}); err != nil {
 			return err
 		}
@@ -125,12 +125,12 @@ func entryDoc(e *store.Entry, scheme string) index.Doc {
 
 // privateSource feeds private inbox captures (they never reach the team's
 // store) to the index as inbox:<id>, so this clone can still find them.
-type privateSource struct{ o *opened }
+type privateSource struct{ o *Opened }
 
 func (s *privateSource) Name() string { return "private" }
 
 func (s *privateSource) files() []index.Item {
-	entries, err := os.ReadDir(s.o.state.InboxDir())
+	entries, err := os.ReadDir(s.o.State.InboxDir())
 	if err != nil {
 		return nil
 	}
@@ -157,7 +157,7 @@ func (s *privateSource) List(context.Context) ([]index.Item, error) { return s.f
 func (s *privateSource) Load(ctx context.Context, items []index.Item, emit func(index.Item, []index.Doc) error) error {
 	// One read of the inbox for all the items (a lookup per item read the
 	// whole inbox, and asked git for the worktrees, each time).
-	cands, err := s.o.state.List(ctx)
+	cands, err := s.o.State.List(ctx)
 	if err != nil {
 		return err
 	}

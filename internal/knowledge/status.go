@@ -28,13 +28,13 @@ const (
 
 // openAt opens the knowledge of the repository at dir (or the root the
 // environment names) for a one-shot command.
-func openAt(ctx context.Context, dir string) (*Service, *opened, error) {
+func openAt(ctx context.Context, dir string) (*Service, *Opened, error) {
 	choice, err := fsroot.Choose(dir, os.Getenv)
 	if err != nil {
 		return nil, nil, err
 	}
 	svc := NewService(choice.Dir)
-	o, err := svc.open(ctx)
+	o, err := svc.Open(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -54,14 +54,14 @@ func Check(ctx context.Context, dir string, staged bool, w io.Writer) (int, erro
 	if staged {
 		name += " --staged"
 	}
-	if !o.store.Exists() {
-		fmt.Fprintf(w, "%s: no knowledge store (%s/) in this repository: nothing to check\n", name, o.store.Dir())
+	if !o.Store.Exists() {
+		fmt.Fprintf(w, "%s: no knowledge store (%s/) in this repository: nothing to check\n", name, o.Store.Dir())
 		return 0, nil
 	}
 	t := o.checkTarget()
 	var res *check.Result
 	if staged {
-		changes, err := check.StagedChanges(ctx, o.git)
+		changes, err := check.StagedChanges(ctx, o.Git)
 		if err != nil {
 			return 0, err
 		}
@@ -78,15 +78,15 @@ func Check(ctx context.Context, dir string, staged bool, w io.Writer) (int, erro
 	case staged && res.Files == 0 && len(res.Problems) == 0:
 		fmt.Fprintf(w, "%s: no knowledge is staged\n", name)
 	case staged:
-		fmt.Fprintf(w, "%s: %s staged: %s\n", name, plural(res.Files, "file", "files"), res.Counts())
+		fmt.Fprintf(w, "%s: %s staged: %s\n", name, Plural(res.Files, "file", "files"), res.Counts())
 	default:
-		fmt.Fprintf(w, "%s: %s in %s: %s\n", name, plural(res.Files, "file", "files"), strings.Join(t.Dirs(), ", "), res.Counts())
+		fmt.Fprintf(w, "%s: %s in %s: %s\n", name, Plural(res.Files, "file", "files"), strings.Join(t.Dirs(), ", "), res.Counts())
 	}
 	return res.Errors(), nil
 }
 
-func (o *opened) checkTarget() *check.Target {
-	return &check.Target{Repo: o.git, Store: o.store, Config: o.cfg, Scanner: o.scan}
+func (o *Opened) checkTarget() *check.Target {
+	return &check.Target{Repo: o.Git, Store: o.Store, Config: o.Config, Scanner: o.Secrets}
 }
 
 // Status renders `kontext status` for the repository at dir: the store,
@@ -101,24 +101,24 @@ func Status(ctx context.Context, dir string) (string, error) {
 	return o.status(ctx), nil
 }
 
-func (o *opened) status(ctx context.Context) string {
+func (o *Opened) status(ctx context.Context) string {
 	var b strings.Builder
-	branch := o.state.Branch
+	branch := o.State.Branch
 	if branch == "" {
 		branch = "detached HEAD"
 	}
-	fmt.Fprintf(&b, "kontext status — %s · %s\n\n", o.cfg.Identity.ID, branch)
+	fmt.Fprintf(&b, "kontext status — %s · %s\n\n", o.Config.Identity.ID, branch)
 	row := func(label, text string) { fmt.Fprintf(&b, "%-10s %s\n", label, text) }
 
-	entries, loadErr := o.entries()
-	exists := o.store.Exists()
+	entries, loadErr := o.Entries()
+	exists := o.Store.Exists()
 	if exists {
-		row("Store", o.store.Dir()+"/ — "+storeSummary(entries))
+		row("Store", o.Store.Dir()+"/ — "+storeSummary(entries))
 		if loadErr != nil {
-			row("", "some entries could not be read: "+oneParagraph(loadErr.Error(), 200))
+			row("", "some entries could not be read: "+OneParagraph(loadErr.Error(), 200))
 		}
 	} else {
-		row("Store", fmt.Sprintf("none yet (%s/): kontext init sets it up; until then captures stay private", o.store.Dir()))
+		row("Store", fmt.Sprintf("none yet (%s/): kontext init sets it up; until then captures stay private", o.Store.Dir()))
 	}
 
 	row("Inbox", o.inboxSummary(ctx))
@@ -126,14 +126,14 @@ func (o *opened) status(ctx context.Context) string {
 	if exists {
 		stale, err := o.stale(ctx, entries)
 		switch {
-		case o.cfg.Freshness.ThresholdCommits <= 0:
+		case o.Config.Freshness.ThresholdCommits <= 0:
 			row("Stale", "not checked (freshness.threshold_commits is 0)")
 		case err != nil:
 			row("Stale", "not known: "+err.Error())
 		case len(stale) == 0:
-			row("Stale", fmt.Sprintf("none (no decision's paths saw more than %d commits since it was last committed)", o.cfg.Freshness.ThresholdCommits))
+			row("Stale", fmt.Sprintf("none (no decision's paths saw more than %d commits since it was last committed)", o.Config.Freshness.ThresholdCommits))
 		default:
-			row("Stale", fmt.Sprintf("%s whose paths saw more than %d commits since it was last committed — check they still hold:", plural(len(stale), "decision", "decisions"), o.cfg.Freshness.ThresholdCommits))
+			row("Stale", fmt.Sprintf("%s whose paths saw more than %d commits since it was last committed — check they still hold:", Plural(len(stale), "decision", "decisions"), o.Config.Freshness.ThresholdCommits))
 			for i, s := range stale {
 				if i == maxStatusStale && len(stale) > maxStatusStale+1 {
 					row("", fmt.Sprintf("  (+%d more, less changed)", len(stale)-i))
@@ -160,7 +160,7 @@ func (o *opened) status(ctx context.Context) string {
 	} else {
 		row("Hooks", hooksSummary(st))
 	}
-	if p := bootstrapProgress(o, voice{shell: true}, entries); p != "" {
+	if p := BootstrapProgress(o, Voice{Shell: true}, entries); p != "" {
 		row("Bootstrap", p)
 	}
 	return strings.TrimRight(b.String(), "\n")
@@ -234,11 +234,11 @@ func storeSummary(entries []*store.Entry) string {
 		}
 		parts = append(parts, part)
 	}
-	return plural(len(entries), "entry", "entries") + ": " + strings.Join(parts, ", ")
+	return Plural(len(entries), "entry", "entries") + ": " + strings.Join(parts, ", ")
 }
 
-func (o *opened) inboxSummary(ctx context.Context) string {
-	cands, err := o.state.List(ctx)
+func (o *Opened) inboxSummary(ctx context.Context) string {
+	cands, err := o.State.List(ctx)
 	if err != nil {
 		return "not readable: " + err.Error()
 	}
@@ -258,13 +258,13 @@ func (o *opened) inboxSummary(ctx context.Context) string {
 	}
 	var parts []string
 	if here > 0 {
-		parts = append(parts, plural(here, "team candidate", "team candidates")+" from this worktree")
+		parts = append(parts, Plural(here, "team candidate", "team candidates")+" from this worktree")
 	}
 	if elsewhere > 0 {
-		parts = append(parts, plural(elsewhere, "team candidate", "team candidates")+" from other worktrees")
+		parts = append(parts, Plural(elsewhere, "team candidate", "team candidates")+" from other worktrees")
 	}
 	if private > 0 {
-		parts = append(parts, plural(private, "private capture", "private captures"))
+		parts = append(parts, Plural(private, "private capture", "private captures"))
 	}
 	text := strings.Join(parts, ", ")
 	if here+elsewhere > 0 {
@@ -307,16 +307,16 @@ func noKontext(gone string) string {
 	return "no kontext is on PATH"
 }
 
-// bootstrapProgress says how far the deepening of the bootstrap's docs is
+// BootstrapProgress says how far the deepening of the bootstrap's docs is
 // ("" when there is nothing left to deepen). The deepening is an agent's
 // work: a person is told to ask for it.
-func bootstrapProgress(o *opened, v voice, entries []*store.Entry) string {
-	p := bootstrap.StoreProgress(entries, o.cfg, o.store, o.state.Dir)
+func BootstrapProgress(o *Opened, v Voice, entries []*store.Entry) string {
+	p := bootstrap.StoreProgress(entries, o.Config, o.Store, o.State.Dir)
 	if p.Rendered == 0 || p.Deepened >= p.Rendered {
 		return ""
 	}
 	next := "ctx_init gives the next tasks"
-	if v.shell {
+	if v.Shell {
 		next = "ask your agent to run ctx_init (the kontext-init prompt) for the next tasks"
 	}
 	return fmt.Sprintf("%d of %d architecture docs deepened; %s", p.Deepened, p.Rendered, next)
@@ -335,8 +335,8 @@ type extras struct {
 
 // stale returns the decisions whose paths changed more than the threshold
 // since they were made (computed once per HEAD and state of the store).
-func (o *opened) stale(ctx context.Context, entries []*store.Entry) ([]freshness.Stale, error) {
-	return o.freshness().Stale(ctx, o.git, entries, o.cfg.Freshness.ThresholdCommits)
+func (o *Opened) stale(ctx context.Context, entries []*store.Entry) ([]freshness.Stale, error) {
+	return o.freshness().Stale(ctx, o.Git, entries, o.Config.Freshness.ThresholdCommits)
 }
 
 // briefFreshnessWait bounds what the brief waits for the stale decisions
@@ -344,23 +344,23 @@ func (o *opened) stale(ctx context.Context, entries []*store.Entry) ([]freshness
 // says what the last one found meanwhile.
 const briefFreshnessWait = 250 * time.Millisecond
 
-func (o *opened) freshness() *freshness.Checker {
+func (o *Opened) freshness() *freshness.Checker {
 	x := &o.extras
 	x.freshOnce.Do(func() {
-		x.fresh.File = filepath.Join(o.state.Dir, "worktrees", o.state.Worktree, "freshness.json")
+		x.fresh.File = filepath.Join(o.State.Dir, "worktrees", o.State.Worktree, "freshness.json")
 	})
 	return &x.fresh
 }
 
 // hookStatus inspects the hooks; where they live is asked of git again
 // only when the repository's configuration file changes.
-func (o *opened) hookStatus(ctx context.Context) (hooks.Status, error) {
+func (o *Opened) hookStatus(ctx context.Context) (hooks.Status, error) {
 	x := &o.extras
-	stamp := fileStamp(filepath.Join(o.git.CommonDir, "config")) + fileStamp(filepath.Join(o.git.GitDir, "config.worktree"))
+	stamp := fileStamp(filepath.Join(o.Git.CommonDir, "config")) + fileStamp(filepath.Join(o.Git.GitDir, "config.worktree"))
 	x.hooksMu.Lock()
 	defer x.hooksMu.Unlock()
 	if x.hooksStamp != stamp || x.hooksLoc.Dir == "" {
-		loc, err := hooks.Locate(ctx, o.git)
+		loc, err := hooks.Locate(ctx, o.Git)
 		if err != nil {
 			return hooks.Status{}, err
 		}
@@ -377,11 +377,11 @@ func fileStamp(p string) string {
 	return fmt.Sprintf("%d:%d;", info.Size(), info.ModTime().UnixNano())
 }
 
-// staleAndHooksLines are the brief's State lines about stale decisions
+// StaleAndHooksLines are the brief's State lines about stale decisions
 // and missing hooks.
-func (o *opened) staleAndHooksLines(ctx context.Context, entries []*store.Entry) []string {
+func (o *Opened) StaleAndHooksLines(ctx context.Context, entries []*store.Entry) []string {
 	var lines []string
-	if stale, _ := o.freshness().Quick(ctx, o.git, entries, o.cfg.Freshness.ThresholdCommits, briefFreshnessWait); len(stale) > 0 {
+	if stale, _ := o.freshness().Quick(ctx, o.Git, entries, o.Config.Freshness.ThresholdCommits, briefFreshnessWait); len(stale) > 0 {
 		for i, s := range stale {
 			if i == maxStaleLines {
 				lines = append(lines, fmt.Sprintf("- Stale: %d more decisions, less changed (kontext status)", len(stale)-i))

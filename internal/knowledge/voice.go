@@ -7,19 +7,21 @@ import (
 	"strings"
 
 	"github.com/kontext-dev/kontext/internal/shell"
+	"github.com/kontext-dev/kontext/internal/textclip"
 )
 
-// voice words what an answer tells its reader to do next. An agent reads
+// Voice words what an answer tells its reader to do next. An agent reads
 // tool calls (ctx_prepare_commit promote: ["<id>"]); a person who ran
 // `kontext prepare-commit` in a shell reads commands (kontext
 // prepare-commit --promote <id>).
-type voice struct{ shell bool }
+type Voice struct{ Shell bool }
 
-func voiceOf(ctx context.Context) voice { return voice{shell: shell.From(ctx)} }
+// VoiceOf is the voice of a call: a person's when it came from the shell.
+func VoiceOf(ctx context.Context) Voice { return Voice{Shell: shell.From(ctx)} }
 
 // ToolVerbs maps the knowledge tools that have a command of their own to
 // that command (kontext <verb>); the others are run as kontext call <tool>.
-// The verbs internal/toolsets declares agree with it (a test there checks).
+// The verbs internal/inventory declares agree with it (a test there checks).
 var ToolVerbs = map[string]string{
 	"ctx_brief":          "brief",
 	"ctx_search":         "search",
@@ -32,12 +34,12 @@ var ToolVerbs = map[string]string{
 }
 
 // ToolVerbArgs are the parameters a verb takes as its first argument
-// (kontext read git:abc1234), as internal/toolsets declares them.
+// (kontext read git:abc1234), as internal/inventory declares them.
 var ToolVerbArgs = map[string]string{"ctx_search": "query", "ctx_read": "uri", "ctx_why": "target"}
 
-// tool names a tool the way the reader runs it.
-func (v voice) tool(name string) string {
-	if !v.shell {
+// Tool names a tool the way the reader runs it.
+func (v Voice) Tool(name string) string {
+	if !v.Shell {
 		return name
 	}
 	if verb, ok := ToolVerbs[name]; ok {
@@ -46,14 +48,14 @@ func (v voice) tool(name string) string {
 	return "kontext call " + name
 }
 
-// call names a tool with arguments, given as name, value pairs; a value
+// Call names a tool with arguments, given as name, value pairs; a value
 // is a string, a bool, an int or a []string.
-func (v voice) call(name string, args ...any) string {
+func (v Voice) Call(name string, args ...any) string {
 	var b strings.Builder
-	b.WriteString(v.tool(name))
+	b.WriteString(v.Tool(name))
 	for i := 0; i+1 < len(args); i += 2 {
 		key, _ := args[i].(string)
-		if v.shell {
+		if v.Shell {
 			if s, ok := args[i+1].(string); ok && key == ToolVerbArgs[name] {
 				b.WriteString(" " + shellWord(s))
 			} else {
@@ -101,4 +103,26 @@ func shellWord(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Plural counts n of a thing: 1 entry, 2 entries.
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// OneParagraph is the first paragraph of text on one line, clipped.
+func OneParagraph(text string, max int) string {
+	para, _, _ := strings.Cut(strings.TrimSpace(text), "\n\n")
+	para = strings.Join(strings.Fields(para), " ")
+	if len(para) > max {
+		cut := strings.LastIndexByte(para[:max], ' ')
+		if cut < max/2 {
+			cut = max
+		}
+		para = textclip.Prefix(para, cut) + "…"
+	}
+	return para
 }

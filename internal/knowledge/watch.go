@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/kontext-dev/kontext/internal/fswatch"
 )
 
 // changeWatch says whether anything under a few directory trees may have
@@ -16,7 +18,7 @@ import (
 // search and brief does not stat a thousand files. When the watcher cannot
 // be set up or loses events, it says so and callers look at the files.
 type changeWatch struct {
-	w      *fsnotify.Watcher
+	w      *fswatch.Watcher // shared with the repo engine's watcher of the tree
 	gen    atomic.Uint64
 	broken atomic.Bool
 	mu     sync.Mutex
@@ -24,10 +26,11 @@ type changeWatch struct {
 }
 
 // newChangeWatch watches the trees under roots (created later ones too: a
-// missing root is watched from its nearest existing parent).
-func newChangeWatch(roots []string) *changeWatch {
+// missing root is watched from its nearest existing parent), sharing the
+// watcher of the work tree at tree with the repo engine.
+func newChangeWatch(tree string, roots []string) *changeWatch {
 	c := &changeWatch{dirs: map[string]bool{}}
-	w, err := fsnotify.NewWatcher()
+	w, err := fswatch.Open(tree)
 	if err != nil {
 		c.broken.Store(true)
 		return c

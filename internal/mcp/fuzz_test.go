@@ -10,7 +10,7 @@ import (
 
 	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/mcp"
-	"github.com/kontext-dev/kontext/internal/testkit"
+	"github.com/kontext-dev/kontext/internal/mcptest"
 )
 
 // FuzzSession feeds arbitrary bytes to a server session, as a client's
@@ -40,7 +40,7 @@ func FuzzSession(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, input []byte) {
-		kit := testkit.New(root)
+		kit := mcptest.New(root)
 		srv, err := mcp.NewServer(mcp.Implementation{Name: "kontext", Version: "fuzz"},
 			mcp.Options{RequestTimeout: 200 * time.Millisecond, DrainTimeout: 300 * time.Millisecond, PageSize: 2, MaxMessageBytes: 4096},
 			kit.Toolset())

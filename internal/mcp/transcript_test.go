@@ -19,10 +19,11 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/kontext-dev/kontext/internal/fsroot"
+	"github.com/kontext-dev/kontext/internal/inventory"
 	"github.com/kontext-dev/kontext/internal/knowledge"
+	knowledgetools "github.com/kontext-dev/kontext/internal/knowledge/tools"
 	"github.com/kontext-dev/kontext/internal/mcp"
-	"github.com/kontext-dev/kontext/internal/testkit"
-	"github.com/kontext-dev/kontext/internal/toolsets"
+	"github.com/kontext-dev/kontext/internal/mcptest"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected side of transcripts and snapshots")
@@ -47,7 +48,7 @@ var update = flag.Bool("update", false, "rewrite the expected side of transcript
 // of inotify never counts as blocked in a bubble), and repo tools are
 // called only with arguments they refuse (an analysis would outlive the
 // bubble). What the handlers do with the arguments is tested on real
-// repositories in internal/toolsets and internal/interop.
+// repositories in internal/inventory and internal/interop.
 //
 // go test ./internal/mcp -run TestTranscripts -update rewrites the server
 // sections from what the server now says.
@@ -161,8 +162,8 @@ func openShipped(t *testing.T, dir string) []opened {
 		t.Fatal(err)
 	}
 	svc := knowledge.NewService(dir)
-	h := knowledge.NewHandlers(svc)
-	repoSet, _, err := toolsets.Repo().Open(root)
+	h := knowledgetools.New(svc)
+	repoSet, _, err := inventory.Repo().Open(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +180,7 @@ func replay(t *testing.T, dir, flags, client string, shipped []opened) []string 
 	if err != nil {
 		t.Fatal(err)
 	}
-	kit := testkit.New(root)
+	kit := mcptest.New(root)
 	sets := []*mcp.Toolset{kit.Toolset()}
 	for _, o := range shipped {
 		sets = append(sets, o.toolset)

@@ -1,6 +1,9 @@
 package repo
 
-import "context"
+import (
+	"context"
+	"sync"
+)
 
 // changes is what a detector saw since the last analysis: the paths that
 // may have changed (relative to the root, with slashes; files or
@@ -57,4 +60,32 @@ type detector interface {
 	failed() error
 	mode() string
 	close()
+}
+
+// pendingChanges are the changes a detector saw that no analysis took
+// yet: the pending, take and restore of a detector. A detector embeds it
+// and guards the rest of its state with the same mu.
+type pendingChanges struct {
+	mu sync.Mutex
+	ch changes
+}
+
+func (p *pendingChanges) pending() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return !p.ch.empty()
+}
+
+func (p *pendingChanges) take() changes {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ch := p.ch
+	p.ch = changes{}
+	return ch
+}
+
+func (p *pendingChanges) restore(ch changes) {
+	p.mu.Lock()
+	p.ch.merge(ch)
+	p.mu.Unlock()
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/kontext-dev/kontext/internal/fsroot"
@@ -25,14 +24,13 @@ type sweeper struct {
 	root string
 	repo *git.Repo
 
-	mu      sync.Mutex
-	ch      changes
-	st      *state
-	dirList []string // the directories that can gain a listed file
-	dirs    map[string]fingerprint
-	meta    map[string]fingerprint // git's files; "" for one that does not exist
-	last    time.Time
-	cost    time.Duration
+	pendingChanges // its mu guards the fields below too
+	st             *state
+	dirList        []string // the directories that can gain a listed file
+	dirs           map[string]fingerprint
+	meta           map[string]fingerprint // git's files; "" for one that does not exist
+	last           time.Time
+	cost           time.Duration
 }
 
 func newSweeper(e *Engine, root string, repo *git.Repo) *sweeper {
@@ -152,26 +150,6 @@ func metaFingerprint(p string, now time.Time) (fingerprint, time.Time) {
 }
 
 func (s *sweeper) abs(d string) string { return filepath.Join(s.root, filepath.FromSlash(d)) }
-
-func (s *sweeper) pending() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return !s.ch.empty()
-}
-
-func (s *sweeper) take() changes {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ch := s.ch
-	s.ch = changes{}
-	return ch
-}
-
-func (s *sweeper) restore(ch changes) {
-	s.mu.Lock()
-	s.ch.merge(ch)
-	s.mu.Unlock()
-}
 
 func (s *sweeper) failed() error { return nil }
 

@@ -10,13 +10,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/kontext-dev/kontext/internal/fswatch"
 	"github.com/kontext-dev/kontext/internal/git"
 	"github.com/kontext-dev/kontext/internal/repo/scan"
 )
@@ -33,17 +33,19 @@ import (
 // inotify delivers one instance's events in order, so every event of a
 // change completed before the barrier has been handled when the barrier's
 // arrives.
+//
+// The fsnotify watcher is shared (fswatch) with the knowledge store's
+// watch of the same tree: one inotify instance per tree and process.
 type watcher struct {
 	root      string
-	w         *fsnotify.Watcher
+	w         *fswatch.Watcher
 	barrier   string // the private directory of the barrier files
 	gitDir    string // "" outside git
 	commonDir string
 	log       *slog.Logger
 
-	mu      sync.Mutex
-	ch      changes
-	watched map[string]bool // absolute directories
+	pendingChanges                 // its mu guards the fields below too
+	watched        map[string]bool // absolute directories
 	// created are the directories made since the last analysis (relative):
 	// the next track stops watching the ignored ones among them.
 	created []string
@@ -58,7 +60,7 @@ type watcher struct {
 
 // newWatcher starts watching git's files; watch adds the tree's directories.
 func newWatcher(root string, repo *git.Repo, log *slog.Logger) (*watcher, error) {
-	fw, err := fsnotify.NewBufferedWatcher(4096)
+	fw, err := fswatch.Open(root)
 	if err != nil {
 		return nil, err
 	}
@@ -339,26 +341,6 @@ func (w *watcher) sync(ctx context.Context) {
 	if err != nil && w.err == nil {
 		w.err = err
 	}
-	w.mu.Unlock()
-}
-
-func (w *watcher) pending() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return !w.ch.empty()
-}
-
-func (w *watcher) take() changes {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	ch := w.ch
-	w.ch = changes{}
-	return ch
-}
-
-func (w *watcher) restore(ch changes) {
-	w.mu.Lock()
-	w.ch.merge(ch)
 	w.mu.Unlock()
 }
 

@@ -2,7 +2,9 @@ package measure
 
 import (
 	"os"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -40,5 +42,29 @@ func TestPeakRSSKiB(t *testing.T) {
 	}
 	if got := PeakRSSKiB(-1); got != 0 {
 		t.Errorf("PeakRSSKiB of no process = %d, want 0", got)
+	}
+}
+
+// TestGoBuild: a package of the module is built where asked; a package that
+// does not build is an error that carries the compiler's words.
+func TestGoBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go build")
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "echo")
+	if err := GoBuild("../../..", "./bench/echo", out); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(out); err != nil || st.Mode()&0o111 == 0 {
+		t.Fatalf("no executable at %s: %v", out, err)
+	}
+	broken := filepath.Join(dir, "broken")
+	os.MkdirAll(broken, 0o755)
+	os.WriteFile(filepath.Join(broken, "go.mod"), []byte("module broken\n\ngo 1.21\n"), 0o644)
+	os.WriteFile(filepath.Join(broken, "main.go"), []byte("package main\n\nfunc main() { undefinedThing() }\n"), 0o644)
+	err := GoBuild(broken, ".", filepath.Join(dir, "b"))
+	if err == nil || !strings.Contains(err.Error(), "undefinedThing") {
+		t.Fatalf("a broken build: %v", err)
 	}
 }

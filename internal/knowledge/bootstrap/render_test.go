@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
+
+	"github.com/kontext-dev/kontext/internal/gittest"
 )
 
 // shipitWorkspace is shipit with thirty more pipes, the usual ways to build
@@ -93,7 +95,7 @@ func TestOverviewAndModuleDocs(t *testing.T) {
 		t.Errorf("kontext check flags kontext's own output: %v %v", problems, err)
 	}
 	// Even with a stricter limit than the default, the facts never count.
-	writeFiles(t, dir, map[string]string{".kontext.toml": "[store]\nmax_body_lines = 20\n"})
+	gittest.WriteFiles(t, dir, map[string]string{".kontext.toml": "[store]\nmax_body_lines = 20\n"})
 	p = openPipeline(t, dir)
 	if problems, _ := p.Store.Check(tracked); len(problems) > 0 {
 		t.Errorf("kontext check with max_body_lines = 20: %v", problems)

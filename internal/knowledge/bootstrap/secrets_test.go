@@ -2,13 +2,11 @@ package bootstrap
 
 import (
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/kontext-dev/kontext/internal/git"
+	"github.com/kontext-dev/kontext/internal/gittest"
 	"github.com/kontext-dev/kontext/internal/knowledge/config"
 )
 
@@ -16,21 +14,9 @@ import (
 // file among them.
 func TestHistoryLeavesSecretFilesOut(t *testing.T) {
 	dir := t.TempDir()
-	run := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	run := func(args ...string) { t.Helper(); gittest.Git(t, dir, args...) }
 	run("init", "-q", "-b", "main")
-	for rel, text := range map[string]string{"src/billing.go": "package src\n", ".env": "STRIPE_SECRET_KEY=x\n", "deploy/id_rsa": "key\n"} {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte(text), 0o644)
-	}
+	gittest.WriteFiles(t, dir, map[string]string{"src/billing.go": "package src\n", ".env": "STRIPE_SECRET_KEY=x\n", "deploy/id_rsa": "key\n"})
 	run("add", "-A")
 	run("commit", "-q", "-m", "Switch billing to Stripe\n\nWe decided to move from Braintree to Stripe because the fees are lower and the API is simpler; this replaces the old gateway and changes how refunds work, so every caller must now pass a currency. BREAKING CHANGE: refunds need a currency.")
 	repo, err := git.Open(context.Background(), dir)

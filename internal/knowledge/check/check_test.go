@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -12,28 +11,10 @@ import (
 
 	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/git"
+	"github.com/kontext-dev/kontext/internal/gittest"
 	"github.com/kontext-dev/kontext/internal/knowledge/config"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 )
-
-func gitCmd(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-}
-
-func write(t *testing.T, dir, rel, text string) {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(rel))
-	os.MkdirAll(filepath.Dir(p), 0o755)
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 func learning(title string) string {
 	return "---\nkind: learning\ntitle: " + title + "\n---\n\nBody.\n"
@@ -57,15 +38,15 @@ func target(t *testing.T, dir string) *Target {
 func TestIndexViewIsWhatTheCommitRecords(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	gitCmd(t, dir, "init", "-q", "-b", "main")
-	write(t, dir, ".ai/learnings/kept.md", learning("Kept"))
-	write(t, dir, ".ai/learnings/edited.md", learning("Staged title"))
-	write(t, dir, ".ai/learnings/removed.md", learning("Removed from disk only"))
-	gitCmd(t, dir, "add", ".")
-	gitCmd(t, dir, "commit", "-q", "-m", "store")
-	write(t, dir, ".ai/learnings/edited.md", learning("Unstaged title"))
+	gittest.Git(t, dir, "init", "-q", "-b", "main")
+	gittest.WriteFile(t, dir, ".ai/learnings/kept.md", learning("Kept"))
+	gittest.WriteFile(t, dir, ".ai/learnings/edited.md", learning("Staged title"))
+	gittest.WriteFile(t, dir, ".ai/learnings/removed.md", learning("Removed from disk only"))
+	gittest.Git(t, dir, "add", ".")
+	gittest.Git(t, dir, "commit", "-q", "-m", "store")
+	gittest.WriteFile(t, dir, ".ai/learnings/edited.md", learning("Unstaged title"))
 	os.Remove(filepath.Join(dir, ".ai", "learnings", "removed.md"))
-	write(t, dir, ".ai/learnings/untracked.md", learning("Untracked"))
+	gittest.WriteFile(t, dir, ".ai/learnings/untracked.md", learning("Untracked"))
 
 	tg := target(t, dir)
 	v, err := tg.Index(ctx)
@@ -88,15 +69,15 @@ func TestIndexViewIsWhatTheCommitRecords(t *testing.T) {
 func TestStagedChecksTheIndexNotTheWorkTree(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	gitCmd(t, dir, "init", "-q", "-b", "main")
-	write(t, dir, ".ai/learnings/a.md", learning("A"))
-	gitCmd(t, dir, "add", ".")
-	gitCmd(t, dir, "commit", "-q", "-m", "store")
+	gittest.Git(t, dir, "init", "-q", "-b", "main")
+	gittest.WriteFile(t, dir, ".ai/learnings/a.md", learning("A"))
+	gittest.Git(t, dir, "add", ".")
+	gittest.Git(t, dir, "commit", "-q", "-m", "store")
 	// Staged: a second entry with the same id (a duplicate: an error).
-	write(t, dir, ".ai/learnings/b.md", "---\nid: a\nkind: learning\ntitle: B\n---\n\nBody.\n")
-	gitCmd(t, dir, "add", ".")
+	gittest.WriteFile(t, dir, ".ai/learnings/b.md", "---\nid: a\nkind: learning\ntitle: B\n---\n\nBody.\n")
+	gittest.Git(t, dir, "add", ".")
 	// The work tree fixes it, unstaged.
-	write(t, dir, ".ai/learnings/b.md", learning("B"))
+	gittest.WriteFile(t, dir, ".ai/learnings/b.md", learning("B"))
 
 	tg := target(t, dir)
 	changes, err := StagedChanges(ctx, tg.Repo)
@@ -133,14 +114,14 @@ func TestStagedChecksTheIndexNotTheWorkTree(t *testing.T) {
 func TestStagedScanOfEveryFile(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	gitCmd(t, dir, "init", "-q", "-b", "main")
-	write(t, dir, ".ai/learnings/a.md", learning("A"))
-	gitCmd(t, dir, "add", ".")
-	gitCmd(t, dir, "commit", "-q", "-m", "store")
+	gittest.Git(t, dir, "init", "-q", "-b", "main")
+	gittest.WriteFile(t, dir, ".ai/learnings/a.md", learning("A"))
+	gittest.Git(t, dir, "add", ".")
+	gittest.Git(t, dir, "commit", "-q", "-m", "store")
 	key := "AKIA" + "2E3MYQ7VX5HNP4RT"
-	write(t, dir, "src/config.go", "package config\n\nconst key = \""+key+"\"\n")
-	write(t, dir, ".env", "TOKEN=x\n")
-	gitCmd(t, dir, "add", ".")
+	gittest.WriteFile(t, dir, "src/config.go", "package config\n\nconst key = \""+key+"\"\n")
+	gittest.WriteFile(t, dir, ".env", "TOKEN=x\n")
+	gittest.Git(t, dir, "add", ".")
 
 	tg := target(t, dir)
 	changes, _ := StagedChanges(ctx, tg.Repo)
@@ -170,12 +151,12 @@ func TestStagedScanOfEveryFile(t *testing.T) {
 func TestIndexRecordCache(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	gitCmd(t, dir, "init", "-q", "-b", "main")
-	write(t, dir, ".ai/decisions/0001-use-postgres.md", "# 1. Use Postgres\n\n**Status:** Accepted\n**Date:** 2026-01-02\n\n## Decision\n\nOrders live in Postgres.\n")
-	write(t, dir, ".ai/decisions/0002-cents.md", "---\ntitle: Prices in cents\nstatus: accepted\ndate: 2026-02-03\nsupersedes: [\"1\"]\n---\n\n## Decision\n\nIntegers.\n")
-	write(t, dir, ".ai/learnings/slow.md", learning("Staging is slow"))
-	gitCmd(t, dir, "add", ".")
-	gitCmd(t, dir, "commit", "-q", "-m", "store")
+	gittest.Git(t, dir, "init", "-q", "-b", "main")
+	gittest.WriteFile(t, dir, ".ai/decisions/0001-use-postgres.md", "# 1. Use Postgres\n\n**Status:** Accepted\n**Date:** 2026-01-02\n\n## Decision\n\nOrders live in Postgres.\n")
+	gittest.WriteFile(t, dir, ".ai/decisions/0002-cents.md", "---\ntitle: Prices in cents\nstatus: accepted\ndate: 2026-02-03\nsupersedes: [\"1\"]\n---\n\n## Decision\n\nIntegers.\n")
+	gittest.WriteFile(t, dir, ".ai/learnings/slow.md", learning("Staging is slow"))
+	gittest.Git(t, dir, "add", ".")
+	gittest.Git(t, dir, "commit", "-q", "-m", "store")
 
 	tg := target(t, dir)
 	tg.RecordCache = filepath.Join(t.TempDir(), "records.gob")
@@ -208,8 +189,8 @@ func TestIndexRecordCache(t *testing.T) {
 		t.Errorf("index:\n%s", cold)
 	}
 
-	write(t, dir, ".ai/learnings/slow.md", learning("Staging is slow on Mondays"))
-	gitCmd(t, dir, "add", ".")
+	gittest.WriteFile(t, dir, ".ai/learnings/slow.md", learning("Staging is slow on Mondays"))
+	gittest.Git(t, dir, "add", ".")
 	if changed, _ := index(1); !strings.Contains(changed, "Staging is slow on Mondays") {
 		t.Errorf("a changed blob was not read again:\n%s", changed)
 	}
@@ -225,11 +206,11 @@ func TestIndexRecordCache(t *testing.T) {
 func TestSecretFileInTheStore(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	gitCmd(t, dir, "init", "-q", "-b", "main")
-	write(t, dir, ".ai/learnings/ok.md", learning("Fine"))
-	write(t, dir, ".ai/id_rsa", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----\n")
-	write(t, dir, ".ai/decisions/.env.production", "X=1\n")
-	gitCmd(t, dir, "add", ".")
+	gittest.Git(t, dir, "init", "-q", "-b", "main")
+	gittest.WriteFile(t, dir, ".ai/learnings/ok.md", learning("Fine"))
+	gittest.WriteFile(t, dir, ".ai/id_rsa", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----\n")
+	gittest.WriteFile(t, dir, ".ai/decisions/.env.production", "X=1\n")
+	gittest.Git(t, dir, "add", ".")
 	tg := target(t, dir)
 	for _, scan := range []string{"store", "off"} {
 		tg.Config.Secrets.Scan = scan
@@ -268,10 +249,10 @@ func TestSecretFileInTheStore(t *testing.T) {
 func TestRefusedSettingsAreReported(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	gitCmd(t, dir, "init", "-q", "-b", "main")
-	write(t, dir, ".ai/kontext.toml", "[secrets]\nallow = [\".\"]\n")
-	write(t, dir, ".ai/learnings/ok.md", learning("Fine"))
-	gitCmd(t, dir, "add", ".")
+	gittest.Git(t, dir, "init", "-q", "-b", "main")
+	gittest.WriteFile(t, dir, ".ai/kontext.toml", "[secrets]\nallow = [\".\"]\n")
+	gittest.WriteFile(t, dir, ".ai/learnings/ok.md", learning("Fine"))
+	gittest.Git(t, dir, "add", ".")
 	tg := target(t, dir)
 	cfg, err := config.Load(ctx, tg.Repo, config.Options{Getenv: func(k string) string {
 		if k == "KONTEXT_CONFIG_DIR" {

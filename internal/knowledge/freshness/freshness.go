@@ -22,7 +22,7 @@ import (
 	"github.com/kontext-dev/kontext/internal/atomicfile"
 	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/git"
-	"github.com/kontext-dev/kontext/internal/knowledge/glob"
+	"github.com/kontext-dev/kontext/internal/glob"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 )
 

@@ -4,24 +4,14 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/kontext-dev/kontext/internal/git"
+	"github.com/kontext-dev/kontext/internal/gittest"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 )
-
-func gitCmd(t *testing.T, dir string, env []string, args ...string) {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull), env...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-}
 
 // history commits files at given days of January 2026.
 type history struct {
@@ -38,9 +28,9 @@ func (h *history) commit(day int, files ...string) {
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		os.WriteFile(p, []byte(fmt.Sprintf("change %d\n", h.n)), 0o644)
 	}
-	gitCmd(h.t, h.dir, nil, "add", ".")
+	gittest.Run(h.t, h.dir, nil, "add", ".")
 	date := fmt.Sprintf("2026-01-%02dT12:00:00Z", day)
-	gitCmd(h.t, h.dir, []string{"GIT_AUTHOR_DATE=" + date, "GIT_COMMITTER_DATE=" + date}, "commit", "-q", "-m", fmt.Sprintf("change %d", h.n))
+	gittest.Run(h.t, h.dir, []string{"GIT_AUTHOR_DATE=" + date, "GIT_COMMITTER_DATE=" + date}, "commit", "-q", "-m", fmt.Sprintf("change %d", h.n))
 }
 
 func entry(id, date, file string, paths ...string) *store.Entry {
@@ -50,7 +40,7 @@ func entry(id, date, file string, paths ...string) *store.Entry {
 func TestStale(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	gitCmd(t, dir, nil, "init", "-q", "-b", "main")
+	gittest.Run(t, dir, nil, "init", "-q", "-b", "main")
 	h := &history{t: t, dir: dir}
 	h.commit(1, "src/api/a.go", "src/web/w.js")
 	h.commit(2, "src/api/a.go") // before the decisions
@@ -100,7 +90,7 @@ func TestStale(t *testing.T) {
 func TestStaleIsCachedPerHead(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	gitCmd(t, dir, nil, "init", "-q", "-b", "main")
+	gittest.Run(t, dir, nil, "init", "-q", "-b", "main")
 	h := &history{t: t, dir: dir}
 	h.commit(1, ".ai/decisions/rest.md")
 	h.commit(2, "src/api/a.go")
@@ -133,7 +123,7 @@ func TestStaleIsCachedPerHead(t *testing.T) {
 func TestQuickAnswersWithTheLastResultWhileComputing(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	gitCmd(t, dir, nil, "init", "-q", "-b", "main")
+	gittest.Run(t, dir, nil, "init", "-q", "-b", "main")
 	h := &history{t: t, dir: dir}
 	h.commit(1, ".ai/decisions/rest.md")
 	h.commit(2, "src/api/a.go")
@@ -171,7 +161,7 @@ func TestQuickAnswersWithTheLastResultWhileComputing(t *testing.T) {
 func TestStaleCountsFromTheLastChange(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	gitCmd(t, dir, nil, "init", "-q", "-b", "main")
+	gittest.Run(t, dir, nil, "init", "-q", "-b", "main")
 	h := &history{t: t, dir: dir}
 	h.commit(1, ".ai/decisions/early.md") // dated the 4th, the oldest date: the pass starts on the 3rd
 	for day := 2; day <= 6; day++ {

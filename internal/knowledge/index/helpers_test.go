@@ -3,13 +3,14 @@ package index
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kontext-dev/kontext/internal/git"
+
+	"github.com/kontext-dev/kontext/internal/gittest"
 )
 
 // testRepo is a real git repository in a temp dir.
@@ -39,18 +40,11 @@ func newTestRepo(t testing.TB) *testRepo {
 
 func (r *testRepo) git(args ...string) string {
 	r.t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = r.dir
 	date := "2026-01-02T03:04:05Z"
 	if r.date > 0 {
 		date = "2026-02-" + twoDigits(r.date%28+1) + "T10:00:00Z"
 	}
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		r.t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
+	return gittest.Run(r.t, r.dir, append(gittest.Identity("Ada Lovelace", "ada@example.com"), gittest.At(date)...), args...)
 }
 
 func twoDigits(n int) string {

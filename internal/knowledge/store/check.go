@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kontext-dev/kontext/internal/knowledge/glob"
+	"github.com/kontext-dev/kontext/internal/glob"
 	"github.com/kontext-dev/kontext/internal/secrets"
 )
 

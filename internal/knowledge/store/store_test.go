@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/git"
+	"github.com/kontext-dev/kontext/internal/gittest"
 	"github.com/kontext-dev/kontext/internal/knowledge/config"
 )
 
@@ -22,7 +22,7 @@ import (
 func newStore(t *testing.T, files map[string]string) (*Store, *git.Repo) {
 	t.Helper()
 	dir := t.TempDir()
-	gitCmd(t, dir, "init", "-q", "-b", "main")
+	gittest.Git(t, dir, "init", "-q", "-b", "main")
 	for rel, text := range files {
 		p := filepath.Join(dir, filepath.FromSlash(rel))
 		os.MkdirAll(filepath.Dir(p), 0o755)
@@ -51,17 +51,6 @@ func newStore(t *testing.T, files map[string]string) (*Store, *git.Repo) {
 	s := New(root, cfg)
 	s.Now = func() time.Time { return time.Date(2026, 9, 28, 12, 0, 0, 0, time.UTC) }
 	return s, repo
-}
-
-func gitCmd(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
 }
 
 func read(t *testing.T, s *Store, rel string) string {
@@ -250,7 +239,7 @@ func TestValidate(t *testing.T) {
 		".ai/learnings/allowed.md":           "---\ntitle: Allowed\n---\n\nexample " + key + " kontext:allow-secret\n",
 		".ai/decisions/2026-01-09-fields.md": "# Fields\n\n**Date:** 2026-01-09\n\nBody.\n",
 	})
-	gitCmd(t, s.Root(), "add", ".")
+	gittest.Git(t, s.Root(), "add", ".")
 	tracked, err := repo.TrackedFiles(context.Background())
 	if err != nil {
 		t.Fatal(err)

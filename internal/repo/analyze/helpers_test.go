@@ -9,7 +9,6 @@ import (
 	"go/token"
 	"math"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"reflect"
@@ -20,6 +19,7 @@ import (
 	"time"
 
 	"github.com/kontext-dev/kontext/internal/git"
+	"github.com/kontext-dev/kontext/internal/gittest"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
 
@@ -33,7 +33,6 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{t: t, dir: t.TempDir()}
 	f.git("init", "-q", "-b", "main")
-	f.git("config", "commit.gpgsign", "false")
 	return f
 }
 
@@ -44,38 +43,20 @@ func (f *fixture) git(args ...string) string {
 
 func (f *fixture) gitEnv(env []string, args ...string) string {
 	f.t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = f.dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null",
-		"GIT_AUTHOR_NAME=Ada", "GIT_AUTHOR_EMAIL=ada@example.com", "GIT_COMMITTER_NAME=Ada", "GIT_COMMITTER_EMAIL=ada@example.com")
-	cmd.Env = append(cmd.Env, env...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		f.t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
+	return strings.TrimSpace(gittest.Run(f.t, f.dir, append(gittest.Ada(), env...), args...))
 }
 
 func (f *fixture) write(files map[string]string) {
 	f.t.Helper()
-	for rel, body := range files {
-		p := filepath.Join(f.dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			f.t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			f.t.Fatal(err)
-		}
-	}
+	gittest.WriteFiles(f.t, f.dir, files)
 }
 
 // commit stages everything and commits as author at date.
 func (f *fixture) commit(msg, author string, date time.Time) string {
 	f.t.Helper()
 	f.git("add", "-A")
-	d := date.UTC().Format(time.RFC3339)
 	email := strings.ToLower(strings.Fields(author)[0]) + "@example.com"
-	f.gitEnv([]string{"GIT_AUTHOR_DATE=" + d, "GIT_COMMITTER_DATE=" + d, "GIT_AUTHOR_NAME=" + author, "GIT_AUTHOR_EMAIL=" + email},
+	f.gitEnv(append(gittest.At(date.UTC().Format(time.RFC3339)), "GIT_AUTHOR_NAME="+author, "GIT_AUTHOR_EMAIL="+email),
 		"commit", "-q", "--allow-empty", "-m", msg)
 	return f.git("rev-parse", "HEAD")
 }

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kontext-dev/kontext/internal/knowledge/glob"
+	"github.com/kontext-dev/kontext/internal/glob"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
 
@@ -312,7 +312,7 @@ func Impact(g *model.Graph, target string, maxFiles int) (*ImpactResult, error) 
 
 // decisionTouch says why a decision concerns the target, "" when it does
 // not. seed is the target's files, sorted. A decision's paths match as the
-// knowledge store's do (internal/knowledge/glob): a directory covers its
+// knowledge store's do (internal/glob): a directory covers its
 // contents, a pattern without a slash matches at any depth.
 func decisionTouch(d model.Decision, seed []string, touches func(string) bool) string {
 	src, _, _ := strings.Cut(d.Source, "#")

@@ -71,7 +71,7 @@ func TestObserveJSEqualsWholeTextRegexps(t *testing.T) {
 	// Real code: the JavaScript in GOROOT and, when installed, the interop
 	// suite's npm packages.
 	files := 0
-	for _, dir := range []string{runtime.GOROOT(), "../../../interop/node_modules"} {
+	for _, dir := range []string{runtime.GOROOT(), "../../interop/testdata/node/node_modules"} {
 		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return nil

@@ -3,12 +3,13 @@ package scan
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/kontext-dev/kontext/internal/repo/model"
+
+	"github.com/kontext-dev/kontext/internal/gittest"
 )
 
 // newGitRepo makes a real repository with the files, committed.
@@ -27,12 +28,7 @@ func newGitRepo(t *testing.T, files map[string]string) string {
 
 func runGit(t *testing.T, dir string, args ...string) {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_DATE=2026-01-02T03:04:05Z", "GIT_COMMITTER_DATE=2026-01-02T03:04:05Z")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
+	gittest.Run(t, dir, append(gittest.Identity("Ada Lovelace", "ada@example.com"), gittest.At("2026-01-02T03:04:05Z")...), args...)
 }
 
 func writeFiles(t *testing.T, dir string, files map[string]string) {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/kontext-dev/kontext/internal/knowledge/glob"
+	"github.com/kontext-dev/kontext/internal/glob"
 	"github.com/kontext-dev/kontext/internal/repo"
 	"github.com/kontext-dev/kontext/internal/repo/analyze"
 	"github.com/kontext-dev/kontext/internal/repo/model"

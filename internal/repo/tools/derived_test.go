@@ -10,7 +10,7 @@ import (
 )
 
 // TestDecisionPathsMatchAsTheStoreDoes: the paths a knowledge-store
-// decision governs match as internal/knowledge/glob matches them — a
+// decision governs match as internal/glob matches them — a
 // directory without a trailing slash covers its files, a pattern without
 // a slash matches at any depth — and explain_module (decisionsFor) and
 // get_change_impact (analyze.Impact) agree on which modules they govern.

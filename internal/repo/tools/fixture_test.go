@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +13,7 @@ import (
 
 	"github.com/kontext-dev/kontext/gen/protocol"
 	"github.com/kontext-dev/kontext/internal/fsroot"
+	"github.com/kontext-dev/kontext/internal/gittest"
 	"github.com/kontext-dev/kontext/internal/mcp"
 	"github.com/kontext-dev/kontext/internal/repo"
 )
@@ -30,35 +28,17 @@ func newGitFixture(t *testing.T, dir string) *gitFixture {
 	t.Helper()
 	f := &gitFixture{t: t, dir: dir}
 	f.git(nil, "init", "-q", "-b", "main")
-	f.git(nil, "config", "commit.gpgsign", "false")
 	return f
 }
 
 func (f *gitFixture) git(env []string, args ...string) string {
 	f.t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = f.dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null",
-		"GIT_AUTHOR_NAME=Ada", "GIT_AUTHOR_EMAIL=ada@example.com", "GIT_COMMITTER_NAME=Ada", "GIT_COMMITTER_EMAIL=ada@example.com")
-	cmd.Env = append(cmd.Env, env...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		f.t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
+	return strings.TrimSpace(gittest.Run(f.t, f.dir, append(gittest.Ada(), env...), args...))
 }
 
 func (f *gitFixture) write(files map[string]string) {
 	f.t.Helper()
-	for rel, body := range files {
-		p := filepath.Join(f.dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			f.t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			f.t.Fatal(err)
-		}
-	}
+	gittest.WriteFiles(f.t, f.dir, files)
 }
 
 // commit stages everything and commits as author, daysAgo days before now
@@ -66,9 +46,8 @@ func (f *gitFixture) write(files map[string]string) {
 func (f *gitFixture) commit(msg, author string, daysAgo int) string {
 	f.t.Helper()
 	f.git(nil, "add", "-A")
-	d := time.Now().Add(-time.Duration(daysAgo) * 24 * time.Hour).UTC().Format(time.RFC3339)
 	email := strings.ToLower(strings.Fields(author)[0]) + "@example.com"
-	f.git([]string{"GIT_AUTHOR_DATE=" + d, "GIT_COMMITTER_DATE=" + d, "GIT_AUTHOR_NAME=" + author, "GIT_AUTHOR_EMAIL=" + email},
+	f.git(append(gittest.At(time.Now().Add(-time.Duration(daysAgo)*24*time.Hour).UTC().Format(time.RFC3339)), "GIT_AUTHOR_NAME="+author, "GIT_AUTHOR_EMAIL="+email),
 		"commit", "-q", "-m", msg)
 	return f.git(nil, "rev-parse", "HEAD")
 }

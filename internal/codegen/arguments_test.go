@@ -31,10 +31,9 @@ func demoTool(t *testing.T, contract, params string) *ToolSpec {
 		}
 	}
 	write("schema/spec.schema.json", string(specSchema))
-	write("schema/toolsets.yaml", "toolsets:\n  - {name: demo, title: {en: D, sk: D}, description: {en: D, sk: D}, arguments: "+contract+"}\n")
-	write("schema/tools/demo/demo.yaml", `
+	write("schema/toolsets/demo/toolset.yaml", "{name: demo, title: {en: D, sk: D}, description: {en: D, sk: D}, arguments: "+contract+"}\n")
+	write("schema/toolsets/demo/tools/demo.yaml", `
 name: demo
-toolset: demo
 title: {en: Demo, sk: Demo}
 description: {en: Demo., sk: Demo.}
 annotations: {readOnlyHint: true, openWorldHint: false}

@@ -26,10 +26,11 @@ func (t Text) In(lang string) string {
 	return t.EN
 }
 
-// ToolSpec is one schema/tools/<toolset>/<tool>.yaml.
+// ToolSpec is one schema/toolsets/<toolset>/tools/<tool>.yaml.
 type ToolSpec struct {
-	Name        string `json:"name"`
-	Toolset     string `json:"toolset"`
+	Name string `json:"name"`
+	// Toolset is the folder the file lives in.
+	Toolset     string `json:"-"`
 	Title       Text   `json:"title"`
 	Description Text   `json:"description"`
 	Annotations struct {
@@ -174,7 +175,7 @@ func (p ParamSpec) enumValues() []json.RawMessage {
 	return vals
 }
 
-// ToolsetSpec is one entry of toolsets.yaml.
+// ToolsetSpec is one schema/toolsets/<toolset>/toolset.yaml.
 type ToolsetSpec struct {
 	Name         string        `json:"name"`
 	Title        Text          `json:"title"`
@@ -183,7 +184,20 @@ type ToolsetSpec struct {
 	Instructions string        `json:"instructions"`
 	Order        []string      `json:"tools"`
 	Arguments    ArgumentsSpec `json:"arguments"`
+
+	dir string // the toolset's folder, relative to the repository root
+	// sources are the "path sha256:…" lines of the folder's files other
+	// than its tools, by file name (toolsetFile, promptsFile, …).
+	sources map[string]string
 }
+
+// The files of a toolset folder besides tools/, as keys of
+// ToolsetSpec.sources.
+const (
+	toolsetFile   = "toolset.yaml"
+	promptsFile   = "prompts.yaml"
+	resourcesFile = "resources.yaml"
+)
 
 // ArgumentsSpec is a toolset's argument contract: how invalid arguments are
 // answered and which wider forms its parameters accept.
@@ -233,10 +247,10 @@ type ErrorSpec struct {
 	Emitted bool   `json:"emitted"`
 }
 
-// PromptSpec is one entry of prompts.yaml.
+// PromptSpec is one entry of a toolset's prompts.yaml.
 type PromptSpec struct {
 	Name        string `json:"name"`
-	Toolset     string `json:"toolset"`
+	Toolset     string `json:"-"` // the folder of the prompts.yaml
 	Title       Text   `json:"title"`
 	Description Text   `json:"description"`
 	Arguments   []struct {
@@ -246,22 +260,22 @@ type PromptSpec struct {
 	} `json:"arguments"`
 }
 
-// ResourceSpec is one fixed resource of resources.yaml.
+// ResourceSpec is one fixed resource of a toolset's resources.yaml.
 type ResourceSpec struct {
 	URI         string `json:"uri"`
 	Name        string `json:"name"`
-	Toolset     string `json:"toolset"`
+	Toolset     string `json:"-"` // the folder of the resources.yaml
 	Title       Text   `json:"title"`
 	Description Text   `json:"description"`
 	MIMEType    string `json:"mimeType"`
 	Doc         *Text  `json:"doc"`
 }
 
-// TemplateSpec is one resource template of resources.yaml.
+// TemplateSpec is one resource template of a toolset's resources.yaml.
 type TemplateSpec struct {
 	URITemplate string `json:"uriTemplate"`
 	Name        string `json:"name"`
-	Toolset     string `json:"toolset"`
+	Toolset     string `json:"-"` // the folder of the resources.yaml
 	Title       Text   `json:"title"`
 	Description Text   `json:"description"`
 	MIMEType    string `json:"mimeType"`
@@ -273,7 +287,7 @@ type Tree struct {
 	Dir       string
 	Server    *ServerSpec
 	Toolsets  []ToolsetSpec
-	Tools     []*ToolSpec // by toolset order, then file name
+	Tools     []*ToolSpec // by toolset, in each toolset's order
 	Errors    []ErrorSpec
 	Prompts   []PromptSpec
 	Resources []ResourceSpec

@@ -2,6 +2,7 @@ package codegen
 
 import (
 	"bytes"
+	"embed"
 	"encoding/json"
 	"fmt"
 	"path"
@@ -10,6 +11,14 @@ import (
 	"strings"
 	"text/template"
 )
+
+// templateFiles are the templates of the Go files of a toolset package, one
+// per generated file (schemas.go.tmpl makes schemas_gen.go).
+//
+//go:embed templates/*.go.tmpl
+var templateFiles embed.FS
+
+var goTemplates = template.Must(template.New("").Funcs(funcs).ParseFS(templateFiles, "templates/*.go.tmpl"))
 
 // toolsetFiles generates the Go package of one toolset: its input types, the
 // canonical schemas, the handler interface, the registration table and the
@@ -34,14 +43,19 @@ func toolsetFiles(tree *Tree, ts ToolsetSpec, dir, pkg string) (map[string][]byt
 			templates = append(templates, r)
 		}
 	}
-	// Every file names the sources it was made from.
-	sources := []string{}
-	for _, s := range tree.sources {
-		file := strings.SplitN(s, " ", 2)[0]
-		if strings.Contains(file, "/tools/") && !strings.Contains(file, "/tools/"+ts.Name+"/") {
-			continue
+	// Each file names exactly the spec files it was read from, so a change
+	// to one toolset (or to one aspect of it) rewrites only what it affects.
+	sources := func(folderFiles ...string) []string {
+		var out []string
+		for _, t := range tools {
+			out = append(out, t.digest)
 		}
-		sources = append(sources, s)
+		for _, f := range folderFiles {
+			if src, ok := ts.sources[f]; ok {
+				out = append(out, src)
+			}
+		}
+		return out
 	}
 
 	out := map[string][]byte{}
@@ -91,7 +105,7 @@ func toolsetFiles(tree *Tree, ts ToolsetSpec, dir, pkg string) (map[string][]byt
 		}
 		extra.WriteString("}\n")
 	}
-	typesSrc, err := goFile(sources, append(typesBody, extra.Bytes()...))
+	typesSrc, err := goFile(sources(promptsFile, resourcesFile), append(typesBody, extra.Bytes()...))
 	if err != nil {
 		return nil, err
 	}
@@ -142,21 +156,24 @@ func toolsetFiles(tree *Tree, ts ToolsetSpec, dir, pkg string) (map[string][]byt
 		data.Templates = append(data.Templates, td)
 	}
 
-	for name, tmpl := range map[string]*template.Template{
-		"schemas_gen.go":  schemasTemplate,
-		"handlers_gen.go": handlersTemplate,
-		"register_gen.go": registerTemplate,
-		"flags_gen.go":    flagsTemplate,
+	for _, f := range []struct {
+		name    string
+		sources []string
+	}{
+		{"schemas_gen.go", sources(toolsetFile)},
+		{"handlers_gen.go", sources(promptsFile, resourcesFile)},
+		{"register_gen.go", sources(toolsetFile, promptsFile, resourcesFile)},
+		{"flags_gen.go", sources()},
 	} {
 		var b bytes.Buffer
-		if err := tmpl.Execute(&b, data); err != nil {
-			return nil, fmt.Errorf("%s/%s: %w", dir, name, err)
+		if err := goTemplates.ExecuteTemplate(&b, strings.TrimSuffix(f.name, "_gen.go")+".go.tmpl", data); err != nil {
+			return nil, fmt.Errorf("%s/%s: %w", dir, f.name, err)
 		}
-		src, err := goFile(sources, b.Bytes())
+		src, err := goFile(f.sources, b.Bytes())
 		if err != nil {
-			return nil, fmt.Errorf("%s/%s: %w", dir, name, err)
+			return nil, fmt.Errorf("%s/%s: %w", dir, f.name, err)
 		}
-		out[path.Join(dir, name)] = src
+		out[path.Join(dir, f.name)] = src
 	}
 	return out, nil
 }
@@ -386,247 +403,6 @@ var funcs = template.FuncMap{
 		return false
 	},
 }
-
-var schemasTemplate = template.Must(template.New("schemas").Funcs(funcs).Parse(`package {{.Package}}
-
-// The input schemas of the {{.Toolset.Name}} tools: the exact bytes tools/list
-// advertises and the argument validator compiles.
-const (
-{{- range .Tools}}
-	{{schemaConst .Spec.Name}} = {{.Schema}}
-{{- end}}
-)
-
-{{- if hasOutputs .Tools}}
-
-// The output schemas of the tools with structured results, reflected from
-// their Go result types when this file was generated.
-const (
-{{- range .Tools}}{{if .OutputType}}
-	{{outputConst .Spec.Name}} = {{.OutputSchema}}
-{{- end}}{{end}}
-)
-{{- end}}
-
-// InputSchemas maps each tool of the toolset to its input schema.
-var InputSchemas = map[string]string{
-{{- range .Tools}}
-	{{quote .Spec.Name}}: {{schemaConst .Spec.Name}},
-{{- end}}
-}
-`))
-
-var handlersTemplate = template.Must(template.New("handlers").Funcs(funcs).Parse(`package {{.Package}}
-
-import (
-	"context"
-{{if needsMCP .}}
-	"github.com/kontext-dev/kontext/internal/mcp"
-{{- end}}
-{{- range $path, $name := .Imports}}
-	{{$name}} {{quote $path}}
-{{- end}}
-)
-
-// Handlers is what the hand-written {{.Toolset.Name}} toolset implements: one
-// method per tool, prompt and resource in the specs. Assert it with
-//
-//	var _ {{.Package}}.Handlers = (*handlers)(nil)
-//
-// and the compiler names whatever is missing.
-type Handlers interface {
-{{- range .Tools}}
-	// {{.Go}} runs the {{.Spec.Name}} tool ({{.Spec.Title.EN}}).
-	{{- if .OutputType}}
-	// It returns structured content; its outputSchema is reflected from the type.
-	{{.Go}}(ctx context.Context, in *{{.Go}}Input) (*{{.OutputType}}, error)
-	{{- else}}
-	{{.Go}}(ctx context.Context, in *{{.Go}}Input) (*mcp.ToolResult, error)
-	{{- end}}
-{{- end}}
-{{- range .Prompts}}
-	// Prompt{{.Go}} answers prompts/get for {{.Spec.Name}}.
-	Prompt{{.Go}}(ctx context.Context, args *{{.Go}}Args) (*mcp.PromptResult, error)
-{{- end}}
-{{- range .Resources}}
-	// Read{{.Go}} answers resources/read for {{.Spec.URI}}.
-	Read{{.Go}}(ctx context.Context) (*mcp.ResourceContents, error)
-{{- end}}
-{{- range .Templates}}
-	// Read{{.Go}} answers resources/read for {{.Spec.URITemplate}}; (nil, nil)
-	// when no such resource exists.
-	Read{{.Go}}(ctx context.Context, vars *{{.Go}}Vars) (*mcp.ResourceContents, error)
-	// List{{.Go}} lists the {{.Spec.URITemplate}} resources that exist now.
-	List{{.Go}}(ctx context.Context) ([]*mcp.Resource, error)
-{{- end}}
-}
-`))
-
-var registerTemplate = template.Must(template.New("register").Funcs(funcs).Parse(`package {{.Package}}
-
-import (
-	"context"
-	"encoding/json"
-
-	"github.com/kontext-dev/kontext/internal/mcp"
-)
-
-// Name is the toolset's name (--toolsets).
-const Name = {{quote .Toolset.Name}}
-
-// Description says what the toolset is for.
-const Description = {{quote .Toolset.Description.EN}}
-
-{{- range .Tools}}{{if ne .Forms "nil"}}
-
-// {{formsVar .Spec.Name}} are the wider forms {{.Spec.Name}}'s arguments take (the
-// toolset's argument contract), brought to plain values before decoding.
-var {{formsVar .Spec.Name}} = {{.Forms}}
-{{- end}}{{end}}
-
-// Toolset returns the {{.Toolset.Name}} toolset served by h. With a nil h it
-// describes the toolset (names, schemas, annotations) without serving it.
-func Toolset(h Handlers) *mcp.Toolset {
-	return &mcp.Toolset{
-		Name:         Name,
-		Description:  Description,
-		Instructions: {{quote .Toolset.Instructions}},
-		Tools: []*mcp.Tool{
-{{- range .Tools}}
-			{
-				Name:        {{quote .Spec.Name}},
-				Title:       {{quote .Spec.Title.EN}},
-				Description: {{quote .Description}},
-				Toolset:     Name,
-				Annotations: mcp.Annotations{
-					ReadOnly:    {{boolLit .Spec.Annotations.ReadOnly}},
-					Destructive: {{boolLit .Spec.Annotations.Destructive}},
-					Idempotent:  {{boolLit .Spec.Annotations.Idempotent}},
-					OpenWorld:   {{boolLit .Spec.Annotations.OpenWorld}},
-				},
-				InputSchema: json.RawMessage({{schemaConst .Spec.Name}}),
-{{- if .OutputType}}
-				OutputSchema: json.RawMessage({{outputConst .Spec.Name}}),
-{{- end}}
-				InvalidArguments: {{.Invalid}},
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new({{.Go}}Input)
-					notes, err := mcp.DecodeArguments(args, in, {{if eq .Forms "nil"}}nil{{else}}{{formsVar .Spec.Name}}{{end}})
-					if err != nil {
-						return nil, err
-					}
-{{- if .OutputType}}
-					out, err := h.{{.Go}}(ctx, in)
-					if err != nil {
-						return nil, err
-					}
-					res, err := mcp.StructuredResult(out)
-					return mcp.WithNotes(res, err, notes)
-{{- else}}
-					res, err := h.{{.Go}}(ctx, in)
-					return mcp.WithNotes(res, err, notes)
-{{- end}}
-				},
-			},
-{{- end}}
-		},
-{{- if .Prompts}}
-		Prompts: []*mcp.Prompt{
-{{- range .Prompts}}
-			{
-				Name:        {{quote .Spec.Name}},
-				Title:       {{quote .Spec.Title.EN}},
-				Description: {{quote .Spec.Description.EN}},
-				Toolset:     Name,
-				Arguments: []mcp.PromptArgument{
-{{- range .Spec.Arguments}}
-					{Name: {{quote .Name}}, Description: {{quote .Description.EN}}, Required: {{.Required}}},
-{{- end}}
-				},
-				Get: func(ctx context.Context, args map[string]string) (*mcp.PromptResult, error) {
-					return h.Prompt{{.Go}}(ctx, &{{.Go}}Args{
-{{- range .Spec.Arguments}}
-						{{goName .Name}}: args[{{quote .Name}}],
-{{- end}}
-					})
-				},
-			},
-{{- end}}
-		},
-{{- end}}
-{{- if .Resources}}
-		Resources: []*mcp.Resource{
-{{- range .Resources}}
-			{
-				URI:         {{quote .Spec.URI}},
-				Name:        {{quote .Spec.Name}},
-				Title:       {{quote .Spec.Title.EN}},
-				Description: {{quote .Spec.Description.EN}},
-				MIMEType:    {{quote .Spec.MIMEType}},
-				Toolset:     Name,
-				Read: func(ctx context.Context) (*mcp.ResourceContents, error) {
-					return h.Read{{.Go}}(ctx)
-				},
-			},
-{{- end}}
-		},
-{{- end}}
-{{- if .Templates}}
-		Templates: []*mcp.ResourceTemplate{
-{{- range .Templates}}
-			{
-				URITemplate: {{quote .Spec.URITemplate}},
-				Name:        {{quote .Spec.Name}},
-				Title:       {{quote .Spec.Title.EN}},
-				Description: {{quote .Spec.Description.EN}},
-				MIMEType:    {{quote .Spec.MIMEType}},
-				Toolset:     Name,
-				Read: func(ctx context.Context, vars map[string]string) (*mcp.ResourceContents, error) {
-					return h.Read{{.Go}}(ctx, &{{.Go}}Vars{
-{{- range .Vars}}
-						{{.Go}}: vars[{{quote .Name}}],
-{{- end}}
-					})
-				},
-				List: func(ctx context.Context) ([]*mcp.Resource, error) {
-					return h.List{{.Go}}(ctx)
-				},
-			},
-{{- end}}
-		},
-{{- end}}
-	}
-}
-`))
-
-var flagsTemplate = template.Must(template.New("flags").Funcs(funcs).Parse(`package {{.Package}}
-
-import (
-	"github.com/urfave/cli/v2"
-{{- if needsCLIFlag .Tools}}
-
-	"github.com/kontext-dev/kontext/internal/cliflag"
-{{- end}}
-)
-
-// Flags returns the command-line flags of a tool, one per parameter, for
-// "kontext call <tool>" and the tool's own verb; nil for an unknown tool.
-// No flag has a default: an unset flag leaves the argument out and the
-// schema's default applies, exactly as over MCP.
-func Flags(tool string) []cli.Flag {
-	switch tool {
-{{- range .Tools}}
-	case {{quote .Spec.Name}}:
-		return []cli.Flag{
-{{- range .Flags}}
-			{{.Expr}},
-{{- end}}
-		}
-{{- end}}
-	}
-	return nil
-}
-`))
 
 // kebabCase is a parameter's name as a command-line flag spells it:
 // budget_tokens → budget-tokens, maxModules → max-modules.

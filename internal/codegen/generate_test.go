@@ -234,6 +234,20 @@ params:
   - {name: kind, type: string, enum: [decision, learning], aliases: {adr: decision, memo: note}, description: {en: n, sk: n}}
 output: {description: {en: x, sk: x}}
 `, "alias memo", ""},
+		// Issue 11.3: ApplyDefaults sets parameters' defaults only.
+		"default inside items": {"toolsets/demo/tools/bad.yaml", `
+name: bad
+title: {en: Bad, sk: Zlé}
+description: {en: Bad., sk: Zlé.}
+annotations: {readOnlyHint: true, openWorldHint: false}
+params:
+  - name: things
+    type: array
+    maxItems: 2
+    items: {type: object, properties: {n: {type: integer, minimum: 0, maximum: 9, default: 1}}, additionalProperties: false}
+    description: {en: n, sk: n}
+output: {description: {en: x, sk: x}}
+`, "only parameters take defaults", ""},
 		"minimum above maximum": {"toolsets/demo/tools/bad.yaml", `
 name: bad
 title: {en: Bad, sk: Zlé}

@@ -320,6 +320,12 @@ func checkTool(tool *ToolSpec, fileStem string) error {
 			return fmt.Errorf("%s: parameter %s is declared twice", tool.file, p.Name)
 		}
 		seen[p.Name] = true
+		if err := noNestedDefault(p.Schema.values["items"]); err != nil {
+			return fmt.Errorf("%s: parameter %s: %w", tool.file, p.Name, err)
+		}
+		if err := noNestedDefault(p.Schema.values["properties"], true); err != nil {
+			return fmt.Errorf("%s: parameter %s: %w", tool.file, p.Name, err)
+		}
 		if def := p.Default(); def != nil {
 			if err := checkDefault(p, tool.args, def); err != nil {
 				return fmt.Errorf("%s: parameter %s: %w", tool.file, p.Name, err)

@@ -157,3 +157,53 @@ func TestToolsetFolderRules(t *testing.T) {
 		}
 	})
 }
+
+// TestInputsArePlainModelsWithTheirDefaults: a tool input type validates
+// nothing when decoded (no UnmarshalJSON: the runtime validated the
+// arguments already), and its ApplyDefaults sets exactly the defaults its
+// spec declares.
+func TestInputsArePlainModelsWithTheirDefaults(t *testing.T) {
+	root := repoRoot(t)
+	v, err := newSpecValidator(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := loadTree(root, mainSpecs, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := toolsetOutputs(t, root)
+	for _, tool := range tree.Tools {
+		src := string(files["gen/toolsets/"+tool.Toolset+"/types_gen.go"])
+		if strings.Contains(src, "UnmarshalJSON") {
+			t.Fatalf("gen/toolsets/%s/types_gen.go decodes with its own UnmarshalJSON", tool.Toolset)
+		}
+		_, body, ok := strings.Cut(src, "func (in *"+goName(tool.Name)+"Input) ApplyDefaults() {\n")
+		if !ok {
+			t.Fatalf("%s: no ApplyDefaults", tool.Name)
+		}
+		body, _, _ = strings.Cut(body, "}\n")
+		var set []string
+		for _, line := range strings.Split(strings.TrimSpace(body), "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				set = append(set, line)
+			}
+		}
+		var want []string
+		for _, p := range tool.Params {
+			if d := p.Default(); d != nil {
+				want = append(want, p.Name+"="+string(d))
+			}
+		}
+		if len(set) != len(want) {
+			t.Errorf("%s: ApplyDefaults sets %q, the spec's defaults are %q", tool.Name, set, want)
+			continue
+		}
+		for i, line := range set {
+			_, value, _ := strings.Cut(want[i], "=")
+			if !strings.HasSuffix(line, " = "+value) {
+				t.Errorf("%s: ApplyDefaults line %q, want the default %s", tool.Name, line, want[i])
+			}
+		}
+	}
+}

@@ -191,6 +191,9 @@ type ToolsetSpec struct {
 	sources map[string]string
 }
 
+// Dir is the toolset's folder, relative to the repository root.
+func (ts ToolsetSpec) Dir() string { return ts.dir }
+
 // The files of a toolset folder besides tools/, as keys of
 // ToolsetSpec.sources.
 const (

@@ -76,40 +76,18 @@ func toolsetFiles(tree *Tree, ts ToolsetSpec, dir, pkg string) (map[string][]byt
 		defs.Write(s)
 	}
 	defs.WriteString(`}}`)
-	var typesBody []byte
+	models := []byte("package " + pkg + "\n")
+	var fields map[string]map[string]goField
 	if len(tools) > 0 {
 		var err error
-		typesBody, err = goTypes(pkg, "https://kontext.dev/gen/"+ts.Name+"/inputs.json", defs.Bytes())
+		models, err = goTypes(pkg, "https://kontext.dev/gen/"+ts.Name+"/inputs.json", defs.Bytes(), true)
 		if err != nil {
 			return nil, err
 		}
-	} else {
-		typesBody = []byte("package " + pkg + "\n")
-	}
-	var extra bytes.Buffer
-	for _, p := range prompts {
-		fmt.Fprintf(&extra, "\n// %sArgs are the arguments of the %s prompt.\ntype %sArgs struct {\n", goName(p.Name), p.Name, goName(p.Name))
-		for _, a := range p.Arguments {
-			req := "optional"
-			if a.Required {
-				req = "required"
-			}
-			fmt.Fprintf(&extra, "\t// %s: %s (%s).\n\t%s string\n", goName(a.Name), a.Description.EN, req, goName(a.Name))
+		if fields, err = structFields(models); err != nil {
+			return nil, err
 		}
-		extra.WriteString("}\n")
 	}
-	for _, r := range templates {
-		fmt.Fprintf(&extra, "\n// %sVars are the variables of %s.\ntype %sVars struct {\n", goName(r.Name), r.URITemplate, goName(r.Name))
-		for _, v := range templateVars(r.URITemplate) {
-			fmt.Fprintf(&extra, "\t%s string\n", goName(v))
-		}
-		extra.WriteString("}\n")
-	}
-	typesSrc, err := goFile(sources(promptsFile, resourcesFile), append(typesBody, extra.Bytes()...))
-	if err != nil {
-		return nil, err
-	}
-	out[path.Join(dir, "types_gen.go")] = typesSrc
 
 	data := toolsetData{Package: pkg, Toolset: ts, Imports: map[string]string{}}
 	for _, t := range tools {
@@ -137,13 +115,20 @@ func toolsetFiles(tree *Tree, ts ToolsetSpec, dir, pkg string) (map[string][]byt
 			td.OutputSchema = goStringLiteral(string(out))
 		}
 		td.Description = t.Description.EN + "\n\nReturns: " + t.Output.Description.EN
+		if td.Defaults, err = inputDefaults(t, fields[td.Go+"Input"]); err != nil {
+			return nil, err
+		}
 		for _, p := range t.Params {
 			td.Flags = append(td.Flags, flagFor(p))
 		}
 		data.Tools = append(data.Tools, td)
 	}
 	for _, p := range prompts {
-		data.Prompts = append(data.Prompts, promptData{Spec: p, Go: goName(p.Name)})
+		pd := promptData{Spec: p, Go: goName(p.Name)}
+		for _, a := range p.Arguments {
+			pd.Args = append(pd.Args, argData{Name: a.Name, Go: goName(a.Name), Description: a.Description.EN, Required: a.Required})
+		}
+		data.Prompts = append(data.Prompts, pd)
 	}
 	for _, r := range resources {
 		data.Resources = append(data.Resources, resourceData{Spec: r, Go: goName(r.Name)})
@@ -155,6 +140,19 @@ func toolsetFiles(tree *Tree, ts ToolsetSpec, dir, pkg string) (map[string][]byt
 		}
 		data.Templates = append(data.Templates, td)
 	}
+
+	// The input types: go-jsonschema's models, then what this generator
+	// adds to them (their defaults, the prompt and template arguments).
+	var inputs bytes.Buffer
+	inputs.Write(models)
+	if err := goTemplates.ExecuteTemplate(&inputs, "types.go.tmpl", data); err != nil {
+		return nil, fmt.Errorf("%s/types_gen.go: %w", dir, err)
+	}
+	typesSrc, err := goFile(sources(promptsFile, resourcesFile), inputs.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("%s/types_gen.go: %w", dir, err)
+	}
+	out[path.Join(dir, "types_gen.go")] = typesSrc
 
 	for _, f := range []struct {
 		name    string
@@ -202,6 +200,7 @@ type toolData struct {
 	// OutputSchema is the Go literal of the reflected output schema.
 	OutputSchema string
 	Flags        []flagData
+	Defaults     []defaultData
 }
 
 type flagData struct {
@@ -211,6 +210,79 @@ type flagData struct {
 type promptData struct {
 	Spec PromptSpec
 	Go   string
+	Args []argData
+}
+
+type argData struct {
+	Name, Go, Description string
+	Required              bool
+}
+
+// defaultData is one parameter default an input's ApplyDefaults sets.
+type defaultData struct {
+	Field string // the Go field
+	Value string // a Go literal
+}
+
+// inputDefaults are the assignments of a tool input's ApplyDefaults: one per
+// parameter with a default, into the field go-jsonschema made for it.
+// Setting them before the arguments are decoded leaves each default where
+// its argument is absent (or null, which decoding ignores for a value).
+func inputDefaults(t *ToolSpec, fields map[string]goField) ([]defaultData, error) {
+	var out []defaultData
+	for _, p := range t.Params {
+		def := p.Default()
+		if def == nil {
+			continue
+		}
+		f, ok := fields[p.Name]
+		if !ok || f.Pointer {
+			return nil, fmt.Errorf("%s: parameter %s has a default but go-jsonschema made no plain field for it", t.file, p.Name)
+		}
+		var v any
+		if err := json.Unmarshal(def, &v); err != nil {
+			return nil, err
+		}
+		var lit string
+		switch x := v.(type) {
+		case string:
+			lit = strconv.Quote(x)
+		case float64, bool:
+			lit = string(bytes.TrimSpace(def))
+		default:
+			return nil, fmt.Errorf("%s: parameter %s: a default must be a string, a number or a boolean, not %s", t.file, p.Name, def)
+		}
+		out = append(out, defaultData{Field: f.Name, Value: lit})
+	}
+	return out, nil
+}
+
+// noNestedDefault refuses a default inside a parameter's items or
+// properties: ApplyDefaults sets the defaults of parameters only, and a
+// nested one would be advertised but never applied.
+func noNestedDefault(raw json.RawMessage, properties ...bool) error {
+	if raw == nil {
+		return nil
+	}
+	_, vals, err := orderedObject(raw)
+	if err != nil {
+		return err
+	}
+	if len(properties) > 0 {
+		for _, v := range vals {
+			if err := noNestedDefault(v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if _, ok := vals["default"]; ok {
+		return fmt.Errorf("a default inside items or properties is never applied; only parameters take defaults")
+	}
+	if err := noNestedDefault(vals["items"]); err != nil {
+		return err
+	}
+	return noNestedDefault(vals["properties"], true)
 }
 
 type resourceData struct {

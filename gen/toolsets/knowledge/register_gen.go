@@ -13,6 +13,11 @@
 // Source: schema/toolsets/knowledge/tools/ctx_why.yaml sha256:bd88f1d72b8647e3155c5da46d4ba73789ce5f1ec63f2a857728e43a5367c090
 // Source: schema/toolsets/knowledge/toolset.yaml sha256:805a30025e371bec5d85a6e042e56d04b180eba41dc6d55e4bb5005804d733ee
 
+// Package knowledge is generated from schema/toolsets/knowledge/: the knowledge
+// toolset's tool input types (types_gen.go), the input schemas tools/list
+// advertises (schemas_gen.go), the Handlers interface its hand-written package
+// implements (handlers_gen.go), and Toolset, which serves those handlers
+// (register_gen.go). Its command-line flags are the package knowledge/flags.
 package knowledge
 
 import (
@@ -94,22 +99,12 @@ func Toolset(h Handlers) *mcp.Toolset {
 				Description: "The team's context for this repository in one budgeted page: rules for agents, active decisions, conventions, learnings and pitfalls, incidents, modules, and the state of the knowledge store. Call it at the start of a task; focus ranks what touches your paths or topic first.\n\nReturns: the brief, as Markdown text",
 				Toolset:     Name,
 				Annotations: mcp.Annotations{
-					ReadOnly:    mcp.Bool(true),
-					Destructive: nil,
-					Idempotent:  nil,
-					OpenWorld:   mcp.Bool(false),
+					ReadOnly:  mcp.Bool(true),
+					OpenWorld: mcp.Bool(false),
 				},
 				InputSchema:      json.RawMessage(ctxBriefInputSchema),
 				InvalidArguments: mcp.InvalidArgumentsToolResult,
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new(CtxBriefInput)
-					notes, err := mcp.DecodeArguments(args, in, ctxBriefArguments)
-					if err != nil {
-						return nil, err
-					}
-					res, err := h.CtxBrief(ctx, in)
-					return mcp.WithNotes(res, err, notes)
-				},
+				Call:             mcp.Text(h, Handlers.CtxBrief, ctxBriefArguments),
 			},
 			{
 				Name:        "ctx_search",
@@ -117,22 +112,12 @@ func Toolset(h Handlers) *mcp.Toolset {
 				Description: "Searches the team's knowledge (decisions, conventions, learnings, incidents, architecture), the documentation (split at headings) and recent commits, ranked by BM25. Identifiers match their words (orderTotal finds \"order total\"). Each hit ends with a URI to pass to ctx_read.\n\nReturns: numbered hits, one per line",
 				Toolset:     Name,
 				Annotations: mcp.Annotations{
-					ReadOnly:    mcp.Bool(true),
-					Destructive: nil,
-					Idempotent:  nil,
-					OpenWorld:   mcp.Bool(false),
+					ReadOnly:  mcp.Bool(true),
+					OpenWorld: mcp.Bool(false),
 				},
 				InputSchema:      json.RawMessage(ctxSearchInputSchema),
 				InvalidArguments: mcp.InvalidArgumentsToolResult,
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new(CtxSearchInput)
-					notes, err := mcp.DecodeArguments(args, in, ctxSearchArguments)
-					if err != nil {
-						return nil, err
-					}
-					res, err := h.CtxSearch(ctx, in)
-					return mcp.WithNotes(res, err, notes)
-				},
+				Call:             mcp.Text(h, Handlers.CtxSearch, ctxSearchArguments),
 			},
 			{
 				Name:        "ctx_read",
@@ -140,22 +125,12 @@ func Toolset(h Handlers) *mcp.Toolset {
 				Description: "Reads what a search hit or a brief points to: a knowledge entry (kx:<id>, a unique id prefix or an ADR number), a document section (file:<path>#<section>), a commit (git:<sha>), an inbox candidate (inbox:<id>) or a plain path, at level 0 (one line), 1 (overview) or 2 (whole, capped).\n\nReturns: the text at that level",
 				Toolset:     Name,
 				Annotations: mcp.Annotations{
-					ReadOnly:    mcp.Bool(true),
-					Destructive: nil,
-					Idempotent:  nil,
-					OpenWorld:   mcp.Bool(false),
+					ReadOnly:  mcp.Bool(true),
+					OpenWorld: mcp.Bool(false),
 				},
 				InputSchema:      json.RawMessage(ctxReadInputSchema),
 				InvalidArguments: mcp.InvalidArgumentsToolResult,
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new(CtxReadInput)
-					notes, err := mcp.DecodeArguments(args, in, ctxReadArguments)
-					if err != nil {
-						return nil, err
-					}
-					res, err := h.CtxRead(ctx, in)
-					return mcp.WithNotes(res, err, notes)
-				},
+				Call:             mcp.Text(h, Handlers.CtxRead, ctxReadArguments),
 			},
 			{
 				Name:        "ctx_why",
@@ -163,22 +138,12 @@ func Toolset(h Handlers) *mcp.Toolset {
 				Description: "Explains a path, a line (path:line, with blame), a range (path:start-end), a commit or a symbol: the team knowledge that covers it, and the commits that explain it, decision-shaped ones first.\n\nReturns: the knowledge and the commits, in sections",
 				Toolset:     Name,
 				Annotations: mcp.Annotations{
-					ReadOnly:    mcp.Bool(true),
-					Destructive: nil,
-					Idempotent:  nil,
-					OpenWorld:   mcp.Bool(false),
+					ReadOnly:  mcp.Bool(true),
+					OpenWorld: mcp.Bool(false),
 				},
 				InputSchema:      json.RawMessage(ctxWhyInputSchema),
 				InvalidArguments: mcp.InvalidArgumentsToolResult,
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new(CtxWhyInput)
-					notes, err := mcp.DecodeArguments(args, in, ctxWhyArguments)
-					if err != nil {
-						return nil, err
-					}
-					res, err := h.CtxWhy(ctx, in)
-					return mcp.WithNotes(res, err, notes)
-				},
+				Call:             mcp.Text(h, Handlers.CtxWhy, ctxWhyArguments),
 			},
 			{
 				Name:        "ctx_log",
@@ -186,22 +151,12 @@ func Toolset(h Handlers) *mcp.Toolset {
 				Description: "Lists the entries of one kind, newest first: date, id, title, status, what supersedes what, and the commit that introduced each.\n\nReturns: one line per entry",
 				Toolset:     Name,
 				Annotations: mcp.Annotations{
-					ReadOnly:    mcp.Bool(true),
-					Destructive: nil,
-					Idempotent:  nil,
-					OpenWorld:   mcp.Bool(false),
+					ReadOnly:  mcp.Bool(true),
+					OpenWorld: mcp.Bool(false),
 				},
 				InputSchema:      json.RawMessage(ctxLogInputSchema),
 				InvalidArguments: mcp.InvalidArgumentsToolResult,
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new(CtxLogInput)
-					notes, err := mcp.DecodeArguments(args, in, ctxLogArguments)
-					if err != nil {
-						return nil, err
-					}
-					res, err := h.CtxLog(ctx, in)
-					return mcp.WithNotes(res, err, notes)
-				},
+				Call:             mcp.Text(h, Handlers.CtxLog, ctxLogArguments),
 			},
 			{
 				Name:        "ctx_capture",
@@ -216,15 +171,7 @@ func Toolset(h Handlers) *mcp.Toolset {
 				},
 				InputSchema:      json.RawMessage(ctxCaptureInputSchema),
 				InvalidArguments: mcp.InvalidArgumentsToolResult,
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new(CtxCaptureInput)
-					notes, err := mcp.DecodeArguments(args, in, nil)
-					if err != nil {
-						return nil, err
-					}
-					res, err := h.CtxCapture(ctx, in)
-					return mcp.WithNotes(res, err, notes)
-				},
+				Call:             mcp.Text(h, Handlers.CtxCapture, nil),
 			},
 			{
 				Name:        "ctx_inbox",
@@ -239,15 +186,7 @@ func Toolset(h Handlers) *mcp.Toolset {
 				},
 				InputSchema:      json.RawMessage(ctxInboxInputSchema),
 				InvalidArguments: mcp.InvalidArgumentsToolResult,
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new(CtxInboxInput)
-					notes, err := mcp.DecodeArguments(args, in, nil)
-					if err != nil {
-						return nil, err
-					}
-					res, err := h.CtxInbox(ctx, in)
-					return mcp.WithNotes(res, err, notes)
-				},
+				Call:             mcp.Text(h, Handlers.CtxInbox, nil),
 			},
 			{
 				Name:        "ctx_prepare_commit",
@@ -262,15 +201,7 @@ func Toolset(h Handlers) *mcp.Toolset {
 				},
 				InputSchema:      json.RawMessage(ctxPrepareCommitInputSchema),
 				InvalidArguments: mcp.InvalidArgumentsToolResult,
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new(CtxPrepareCommitInput)
-					notes, err := mcp.DecodeArguments(args, in, nil)
-					if err != nil {
-						return nil, err
-					}
-					res, err := h.CtxPrepareCommit(ctx, in)
-					return mcp.WithNotes(res, err, notes)
-				},
+				Call:             mcp.Text(h, Handlers.CtxPrepareCommit, nil),
 			},
 			{
 				Name:        "ctx_init",
@@ -285,15 +216,7 @@ func Toolset(h Handlers) *mcp.Toolset {
 				},
 				InputSchema:      json.RawMessage(ctxInitInputSchema),
 				InvalidArguments: mcp.InvalidArgumentsToolResult,
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new(CtxInitInput)
-					notes, err := mcp.DecodeArguments(args, in, ctxInitArguments)
-					if err != nil {
-						return nil, err
-					}
-					res, err := h.CtxInit(ctx, in)
-					return mcp.WithNotes(res, err, notes)
-				},
+				Call:             mcp.Text(h, Handlers.CtxInit, ctxInitArguments),
 			},
 			{
 				Name:        "ctx_init_submit",
@@ -308,15 +231,7 @@ func Toolset(h Handlers) *mcp.Toolset {
 				},
 				InputSchema:      json.RawMessage(ctxInitSubmitInputSchema),
 				InvalidArguments: mcp.InvalidArgumentsToolResult,
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new(CtxInitSubmitInput)
-					notes, err := mcp.DecodeArguments(args, in, nil)
-					if err != nil {
-						return nil, err
-					}
-					res, err := h.CtxInitSubmit(ctx, in)
-					return mcp.WithNotes(res, err, notes)
-				},
+				Call:             mcp.Text(h, Handlers.CtxInitSubmit, nil),
 			},
 		},
 		Prompts: []*mcp.Prompt{

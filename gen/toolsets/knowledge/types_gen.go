@@ -14,12 +14,7 @@
 
 package knowledge
 
-import "encoding/json"
-import "fmt"
 import "github.com/kontext-dev/kontext/internal/mcp"
-import "reflect"
-import "regexp"
-import "unicode/utf8"
 
 // CtxBriefInput is the input of ctx_brief: Team brief
 type CtxBriefInput struct {
@@ -31,30 +26,6 @@ type CtxBriefInput struct {
 
 	// paths or topic words to rank first
 	Focus mcp.StringList `json:"focus,omitempty,omitzero"`
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *CtxBriefInput) UnmarshalJSON(value []byte) error {
-	var raw map[string]interface{}
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return err
-	}
-	type Plain CtxBriefInput
-	var plain Plain
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return err
-	}
-	if v, ok := raw["adapters"]; !ok || v == nil {
-		plain.Adapters = true
-	}
-	if plain.BudgetTokens != nil && 20000 < *plain.BudgetTokens {
-		return fmt.Errorf("field %s: must be <= %v", "budget_tokens", 20000)
-	}
-	if plain.BudgetTokens != nil && 100 > *plain.BudgetTokens {
-		return fmt.Errorf("field %s: must be >= %v", "budget_tokens", 100)
-	}
-	*j = CtxBriefInput(plain)
-	return nil
 }
 
 // CtxCaptureInput is the input of ctx_capture: Capture knowledge
@@ -97,110 +68,10 @@ const CtxCaptureInputStatusDeprecated CtxCaptureInputStatus = "deprecated"
 const CtxCaptureInputStatusProposed CtxCaptureInputStatus = "proposed"
 const CtxCaptureInputStatusRejected CtxCaptureInputStatus = "rejected"
 
-var enumValues_CtxCaptureInputStatus = []interface{}{
-	"proposed",
-	"accepted",
-	"deprecated",
-	"rejected",
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *CtxCaptureInputStatus) UnmarshalJSON(value []byte) error {
-	var v string
-	if err := json.Unmarshal(value, &v); err != nil {
-		return err
-	}
-	var ok bool
-	for _, expected := range enumValues_CtxCaptureInputStatus {
-		if reflect.DeepEqual(v, expected) {
-			ok = true
-			break
-		}
-	}
-	if !ok {
-		return fmt.Errorf("invalid value (expected one of %#v): %#v", enumValues_CtxCaptureInputStatus, v)
-	}
-	*j = CtxCaptureInputStatus(v)
-	return nil
-}
-
 type CtxCaptureInputVisibility string
 
 const CtxCaptureInputVisibilityPrivate CtxCaptureInputVisibility = "private"
 const CtxCaptureInputVisibilityTeam CtxCaptureInputVisibility = "team"
-
-var enumValues_CtxCaptureInputVisibility = []interface{}{
-	"team",
-	"private",
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *CtxCaptureInputVisibility) UnmarshalJSON(value []byte) error {
-	var v string
-	if err := json.Unmarshal(value, &v); err != nil {
-		return err
-	}
-	var ok bool
-	for _, expected := range enumValues_CtxCaptureInputVisibility {
-		if reflect.DeepEqual(v, expected) {
-			ok = true
-			break
-		}
-	}
-	if !ok {
-		return fmt.Errorf("invalid value (expected one of %#v): %#v", enumValues_CtxCaptureInputVisibility, v)
-	}
-	*j = CtxCaptureInputVisibility(v)
-	return nil
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *CtxCaptureInput) UnmarshalJSON(value []byte) error {
-	var raw map[string]interface{}
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return err
-	}
-	if _, ok := raw["body"]; raw != nil && !ok {
-		return fmt.Errorf("field body in CtxCaptureInput: required")
-	}
-	if _, ok := raw["kind"]; raw != nil && !ok {
-		return fmt.Errorf("field kind in CtxCaptureInput: required")
-	}
-	if _, ok := raw["title"]; raw != nil && !ok {
-		return fmt.Errorf("field title in CtxCaptureInput: required")
-	}
-	type Plain CtxCaptureInput
-	var plain Plain
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return err
-	}
-	if utf8.RuneCountInString(string(plain.Body)) < 1 {
-		return fmt.Errorf("field %s length: must be >= %d", "body", 1)
-	}
-	if utf8.RuneCountInString(string(plain.Body)) > 100000 {
-		return fmt.Errorf("field %s length: must be <= %d", "body", 100000)
-	}
-	if utf8.RuneCountInString(string(plain.Kind)) < 1 {
-		return fmt.Errorf("field %s length: must be >= %d", "kind", 1)
-	}
-	if utf8.RuneCountInString(string(plain.Kind)) > 64 {
-		return fmt.Errorf("field %s length: must be <= %d", "kind", 64)
-	}
-	if v, ok := raw["promote"]; !ok || v == nil {
-		plain.Promote = false
-	}
-	if plain.Summary != nil && utf8.RuneCountInString(string(*plain.Summary)) > 500 {
-		return fmt.Errorf("field %s length: must be <= %d", "summary", 500)
-	}
-	if utf8.RuneCountInString(string(plain.Title)) < 1 {
-		return fmt.Errorf("field %s length: must be >= %d", "title", 1)
-	}
-	if utf8.RuneCountInString(string(plain.Title)) > 300 {
-		return fmt.Errorf("field %s length: must be <= %d", "title", 300)
-	}
-	*j = CtxCaptureInput(plain)
-	return nil
-}
 
 // CtxInboxInput is the input of ctx_inbox: Knowledge inbox
 type CtxInboxInput struct {
@@ -218,51 +89,6 @@ const CtxInboxInputActionList CtxInboxInputAction = "list"
 const CtxInboxInputActionPromote CtxInboxInputAction = "promote"
 const CtxInboxInputActionShow CtxInboxInputAction = "show"
 
-var enumValues_CtxInboxInputAction = []interface{}{
-	"list",
-	"show",
-	"promote",
-	"drop",
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *CtxInboxInputAction) UnmarshalJSON(value []byte) error {
-	var v string
-	if err := json.Unmarshal(value, &v); err != nil {
-		return err
-	}
-	var ok bool
-	for _, expected := range enumValues_CtxInboxInputAction {
-		if reflect.DeepEqual(v, expected) {
-			ok = true
-			break
-		}
-	}
-	if !ok {
-		return fmt.Errorf("invalid value (expected one of %#v): %#v", enumValues_CtxInboxInputAction, v)
-	}
-	*j = CtxInboxInputAction(v)
-	return nil
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *CtxInboxInput) UnmarshalJSON(value []byte) error {
-	var raw map[string]interface{}
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return err
-	}
-	type Plain CtxInboxInput
-	var plain Plain
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return err
-	}
-	if v, ok := raw["action"]; !ok || v == nil {
-		plain.Action = "list"
-	}
-	*j = CtxInboxInput(plain)
-	return nil
-}
-
 // CtxInitInput is the input of ctx_init: Knowledge bootstrap: next tasks
 type CtxInitInput struct {
 	// set up the knowledge store when the repository has none – only when the user
@@ -271,33 +97,6 @@ type CtxInitInput struct {
 
 	// how many tasks to return (up to 5)
 	Count int `json:"count,omitempty,omitzero"`
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *CtxInitInput) UnmarshalJSON(value []byte) error {
-	var raw map[string]interface{}
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return err
-	}
-	type Plain CtxInitInput
-	var plain Plain
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return err
-	}
-	if v, ok := raw["bootstrap"]; !ok || v == nil {
-		plain.Bootstrap = false
-	}
-	if v, ok := raw["count"]; !ok || v == nil {
-		plain.Count = 1
-	}
-	if 5 < plain.Count {
-		return fmt.Errorf("field %s: must be <= %v", "count", 5)
-	}
-	if 1 > plain.Count {
-		return fmt.Errorf("field %s: must be >= %v", "count", 1)
-	}
-	*j = CtxInitInput(plain)
-	return nil
 }
 
 // CtxInitSubmitInput is the input of ctx_init_submit: Knowledge bootstrap: submit
@@ -366,84 +165,6 @@ const CtxInitSubmitInputDecisionsElemStatusProposed CtxInitSubmitInputDecisionsE
 const CtxInitSubmitInputDecisionsElemStatusRejected CtxInitSubmitInputDecisionsElemStatus = "rejected"
 const CtxInitSubmitInputDecisionsElemStatusSuperseded CtxInitSubmitInputDecisionsElemStatus = "superseded"
 
-var enumValues_CtxInitSubmitInputDecisionsElemStatus = []interface{}{
-	"proposed",
-	"accepted",
-	"deprecated",
-	"superseded",
-	"rejected",
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *CtxInitSubmitInputDecisionsElemStatus) UnmarshalJSON(value []byte) error {
-	var v string
-	if err := json.Unmarshal(value, &v); err != nil {
-		return err
-	}
-	var ok bool
-	for _, expected := range enumValues_CtxInitSubmitInputDecisionsElemStatus {
-		if reflect.DeepEqual(v, expected) {
-			ok = true
-			break
-		}
-	}
-	if !ok {
-		return fmt.Errorf("invalid value (expected one of %#v): %#v", enumValues_CtxInitSubmitInputDecisionsElemStatus, v)
-	}
-	*j = CtxInitSubmitInputDecisionsElemStatus(v)
-	return nil
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *CtxInitSubmitInputDecisionsElem) UnmarshalJSON(value []byte) error {
-	var raw map[string]interface{}
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return err
-	}
-	if _, ok := raw["decision"]; raw != nil && !ok {
-		return fmt.Errorf("field decision in CtxInitSubmitInputDecisionsElem: required")
-	}
-	if _, ok := raw["title"]; raw != nil && !ok {
-		return fmt.Errorf("field title in CtxInitSubmitInputDecisionsElem: required")
-	}
-	type Plain CtxInitSubmitInputDecisionsElem
-	var plain Plain
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return err
-	}
-	if plain.Consequences != nil && utf8.RuneCountInString(string(*plain.Consequences)) > 100000 {
-		return fmt.Errorf("field %s length: must be <= %d", "consequences", 100000)
-	}
-	if plain.Context != nil && utf8.RuneCountInString(string(*plain.Context)) > 100000 {
-		return fmt.Errorf("field %s length: must be <= %d", "context", 100000)
-	}
-	if plain.Date != nil {
-		if matched, _ := regexp.MatchString(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`, string(*plain.Date)); !matched {
-			return fmt.Errorf("field %s pattern match: must match %s", "Date", `^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
-		}
-	}
-	if plain.Date != nil && utf8.RuneCountInString(string(*plain.Date)) > 10 {
-		return fmt.Errorf("field %s length: must be <= %d", "date", 10)
-	}
-	if utf8.RuneCountInString(string(plain.Decision)) < 1 {
-		return fmt.Errorf("field %s length: must be >= %d", "decision", 1)
-	}
-	if utf8.RuneCountInString(string(plain.Decision)) > 100000 {
-		return fmt.Errorf("field %s length: must be <= %d", "decision", 100000)
-	}
-	if plain.Summary != nil && utf8.RuneCountInString(string(*plain.Summary)) > 500 {
-		return fmt.Errorf("field %s length: must be <= %d", "summary", 500)
-	}
-	if utf8.RuneCountInString(string(plain.Title)) < 1 {
-		return fmt.Errorf("field %s length: must be >= %d", "title", 1)
-	}
-	if utf8.RuneCountInString(string(plain.Title)) > 300 {
-		return fmt.Errorf("field %s length: must be <= %d", "title", 300)
-	}
-	*j = CtxInitSubmitInputDecisionsElem(plain)
-	return nil
-}
-
 type CtxInitSubmitInputLearningsElem struct {
 	// Body corresponds to the JSON schema field "body".
 	Body string `json:"body"`
@@ -458,78 +179,6 @@ type CtxInitSubmitInputLearningsElem struct {
 	Title string `json:"title"`
 }
 
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *CtxInitSubmitInputLearningsElem) UnmarshalJSON(value []byte) error {
-	var raw map[string]interface{}
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return err
-	}
-	if _, ok := raw["body"]; raw != nil && !ok {
-		return fmt.Errorf("field body in CtxInitSubmitInputLearningsElem: required")
-	}
-	if _, ok := raw["title"]; raw != nil && !ok {
-		return fmt.Errorf("field title in CtxInitSubmitInputLearningsElem: required")
-	}
-	type Plain CtxInitSubmitInputLearningsElem
-	var plain Plain
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return err
-	}
-	if utf8.RuneCountInString(string(plain.Body)) < 1 {
-		return fmt.Errorf("field %s length: must be >= %d", "body", 1)
-	}
-	if utf8.RuneCountInString(string(plain.Body)) > 100000 {
-		return fmt.Errorf("field %s length: must be <= %d", "body", 100000)
-	}
-	if utf8.RuneCountInString(string(plain.Title)) < 1 {
-		return fmt.Errorf("field %s length: must be >= %d", "title", 1)
-	}
-	if utf8.RuneCountInString(string(plain.Title)) > 300 {
-		return fmt.Errorf("field %s length: must be <= %d", "title", 300)
-	}
-	*j = CtxInitSubmitInputLearningsElem(plain)
-	return nil
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *CtxInitSubmitInput) UnmarshalJSON(value []byte) error {
-	var raw map[string]interface{}
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return err
-	}
-	if _, ok := raw["task_id"]; raw != nil && !ok {
-		return fmt.Errorf("field task_id in CtxInitSubmitInput: required")
-	}
-	type Plain CtxInitSubmitInput
-	var plain Plain
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return err
-	}
-	if len(plain.Decisions) > 3 {
-		return fmt.Errorf("field %s length: must be <= %d", "decisions", 3)
-	}
-	if len(plain.Learnings) > 5 {
-		return fmt.Errorf("field %s length: must be <= %d", "learnings", 5)
-	}
-	if plain.Overview != nil && utf8.RuneCountInString(string(*plain.Overview)) > 8000 {
-		return fmt.Errorf("field %s length: must be <= %d", "overview", 8000)
-	}
-	if plain.Reason != nil && utf8.RuneCountInString(string(*plain.Reason)) > 2000 {
-		return fmt.Errorf("field %s length: must be <= %d", "reason", 2000)
-	}
-	if plain.Summary != nil && utf8.RuneCountInString(string(*plain.Summary)) > 400 {
-		return fmt.Errorf("field %s length: must be <= %d", "summary", 400)
-	}
-	if matched, _ := regexp.MatchString(`^(purpose|(mod|dec|refresh):.+)$`, string(plain.TaskID)); !matched {
-		return fmt.Errorf("field %s pattern match: must match %s", "TaskID", `^(purpose|(mod|dec|refresh):.+)$`)
-	}
-	if utf8.RuneCountInString(string(plain.TaskID)) > 4608 {
-		return fmt.Errorf("field %s length: must be <= %d", "task_id", 4608)
-	}
-	*j = CtxInitSubmitInput(plain)
-	return nil
-}
-
 // CtxLogInput is the input of ctx_log: Decision timeline
 type CtxLogInput struct {
 	// include superseded / rejected
@@ -540,39 +189,6 @@ type CtxLogInput struct {
 
 	// lines
 	Limit int `json:"limit,omitempty,omitzero"`
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *CtxLogInput) UnmarshalJSON(value []byte) error {
-	var raw map[string]interface{}
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return err
-	}
-	type Plain CtxLogInput
-	var plain Plain
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return err
-	}
-	if v, ok := raw["all"]; !ok || v == nil {
-		plain.All = false
-	}
-	if v, ok := raw["kind"]; !ok || v == nil {
-		plain.Kind = "decision"
-	}
-	if utf8.RuneCountInString(string(plain.Kind)) > 64 {
-		return fmt.Errorf("field %s length: must be <= %d", "kind", 64)
-	}
-	if v, ok := raw["limit"]; !ok || v == nil {
-		plain.Limit = 40
-	}
-	if 1000 < plain.Limit {
-		return fmt.Errorf("field %s: must be <= %v", "limit", 1000)
-	}
-	if 1 > plain.Limit {
-		return fmt.Errorf("field %s: must be >= %v", "limit", 1)
-	}
-	*j = CtxLogInput(plain)
-	return nil
 }
 
 // CtxPrepareCommitInput is the input of ctx_prepare_commit: Prepare the commit
@@ -596,59 +212,6 @@ type CtxReadInput struct {
 
 type CtxReadInputLevel int
 
-var enumValues_CtxReadInputLevel = []interface{}{
-	0,
-	1,
-	2,
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *CtxReadInputLevel) UnmarshalJSON(value []byte) error {
-	var v int
-	if err := json.Unmarshal(value, &v); err != nil {
-		return err
-	}
-	var ok bool
-	for _, expected := range enumValues_CtxReadInputLevel {
-		if reflect.DeepEqual(v, expected) {
-			ok = true
-			break
-		}
-	}
-	if !ok {
-		return fmt.Errorf("invalid value (expected one of %#v): %#v", enumValues_CtxReadInputLevel, v)
-	}
-	*j = CtxReadInputLevel(v)
-	return nil
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *CtxReadInput) UnmarshalJSON(value []byte) error {
-	var raw map[string]interface{}
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return err
-	}
-	if _, ok := raw["uri"]; raw != nil && !ok {
-		return fmt.Errorf("field uri in CtxReadInput: required")
-	}
-	type Plain CtxReadInput
-	var plain Plain
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return err
-	}
-	if v, ok := raw["level"]; !ok || v == nil {
-		plain.Level = 1
-	}
-	if utf8.RuneCountInString(string(plain.URI)) < 1 {
-		return fmt.Errorf("field %s length: must be >= %d", "uri", 1)
-	}
-	if utf8.RuneCountInString(string(plain.URI)) > 4608 {
-		return fmt.Errorf("field %s length: must be <= %d", "uri", 4608)
-	}
-	*j = CtxReadInput(plain)
-	return nil
-}
-
 // CtxSearchInput is the input of ctx_search: Search team context
 type CtxSearchInput struct {
 	// approximate size of the answer
@@ -667,48 +230,6 @@ type CtxSearchInput struct {
 	Sources mcp.StringList `json:"sources,omitempty,omitzero"`
 }
 
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *CtxSearchInput) UnmarshalJSON(value []byte) error {
-	var raw map[string]interface{}
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return err
-	}
-	if _, ok := raw["query"]; raw != nil && !ok {
-		return fmt.Errorf("field query in CtxSearchInput: required")
-	}
-	type Plain CtxSearchInput
-	var plain Plain
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return err
-	}
-	if v, ok := raw["budget_tokens"]; !ok || v == nil {
-		plain.BudgetTokens = 1200
-	}
-	if 20000 < plain.BudgetTokens {
-		return fmt.Errorf("field %s: must be <= %v", "budget_tokens", 20000)
-	}
-	if 100 > plain.BudgetTokens {
-		return fmt.Errorf("field %s: must be >= %v", "budget_tokens", 100)
-	}
-	if v, ok := raw["limit"]; !ok || v == nil {
-		plain.Limit = 10
-	}
-	if 50 < plain.Limit {
-		return fmt.Errorf("field %s: must be <= %v", "limit", 50)
-	}
-	if 1 > plain.Limit {
-		return fmt.Errorf("field %s: must be >= %v", "limit", 1)
-	}
-	if utf8.RuneCountInString(string(plain.Query)) < 1 {
-		return fmt.Errorf("field %s length: must be >= %d", "query", 1)
-	}
-	if utf8.RuneCountInString(string(plain.Query)) > 2000 {
-		return fmt.Errorf("field %s length: must be <= %d", "query", 2000)
-	}
-	*j = CtxSearchInput(plain)
-	return nil
-}
-
 // CtxWhyInput is the input of ctx_why: Why is this code the way it is
 type CtxWhyInput struct {
 	// items per section
@@ -718,37 +239,64 @@ type CtxWhyInput struct {
 	Target string `json:"target"`
 }
 
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *CtxWhyInput) UnmarshalJSON(value []byte) error {
-	var raw map[string]interface{}
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return err
-	}
-	if _, ok := raw["target"]; raw != nil && !ok {
-		return fmt.Errorf("field target in CtxWhyInput: required")
-	}
-	type Plain CtxWhyInput
-	var plain Plain
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return err
-	}
-	if v, ok := raw["limit"]; !ok || v == nil {
-		plain.Limit = 12
-	}
-	if 100 < plain.Limit {
-		return fmt.Errorf("field %s: must be <= %v", "limit", 100)
-	}
-	if 1 > plain.Limit {
-		return fmt.Errorf("field %s: must be >= %v", "limit", 1)
-	}
-	if utf8.RuneCountInString(string(plain.Target)) < 1 {
-		return fmt.Errorf("field %s length: must be >= %d", "target", 1)
-	}
-	if utf8.RuneCountInString(string(plain.Target)) > 4608 {
-		return fmt.Errorf("field %s length: must be <= %d", "target", 4608)
-	}
-	*j = CtxWhyInput(plain)
-	return nil
+// ApplyDefaults sets the parameters of ctx_brief that have a schema default;
+// the arguments given are decoded over them.
+func (in *CtxBriefInput) ApplyDefaults() {
+	in.Adapters = true
+}
+
+// ApplyDefaults sets the parameters of ctx_search that have a schema default;
+// the arguments given are decoded over them.
+func (in *CtxSearchInput) ApplyDefaults() {
+	in.Limit = 10
+	in.BudgetTokens = 1200
+}
+
+// ApplyDefaults sets the parameters of ctx_read that have a schema default;
+// the arguments given are decoded over them.
+func (in *CtxReadInput) ApplyDefaults() {
+	in.Level = 1
+}
+
+// ApplyDefaults sets the parameters of ctx_why that have a schema default;
+// the arguments given are decoded over them.
+func (in *CtxWhyInput) ApplyDefaults() {
+	in.Limit = 12
+}
+
+// ApplyDefaults sets the parameters of ctx_log that have a schema default;
+// the arguments given are decoded over them.
+func (in *CtxLogInput) ApplyDefaults() {
+	in.Kind = "decision"
+	in.All = false
+	in.Limit = 40
+}
+
+// ApplyDefaults sets the parameters of ctx_capture that have a schema default;
+// the arguments given are decoded over them.
+func (in *CtxCaptureInput) ApplyDefaults() {
+	in.Promote = false
+}
+
+// ApplyDefaults sets the parameters of ctx_inbox that have a schema default;
+// the arguments given are decoded over them.
+func (in *CtxInboxInput) ApplyDefaults() {
+	in.Action = "list"
+}
+
+// ApplyDefaults does nothing: no parameter of ctx_prepare_commit has a schema default.
+func (in *CtxPrepareCommitInput) ApplyDefaults() {
+}
+
+// ApplyDefaults sets the parameters of ctx_init that have a schema default;
+// the arguments given are decoded over them.
+func (in *CtxInitInput) ApplyDefaults() {
+	in.Count = 1
+	in.Bootstrap = false
+}
+
+// ApplyDefaults does nothing: no parameter of ctx_init_submit has a schema default.
+func (in *CtxInitSubmitInput) ApplyDefaults() {
 }
 
 // KontextInitArgs are the arguments of the kontext-init prompt.

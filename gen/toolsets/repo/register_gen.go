@@ -16,6 +16,11 @@
 // Source: schema/toolsets/repo/tools/search_context.yaml sha256:27211d394818838cae221067161482af09be060505ee79cc05afb79d5dc7db16
 // Source: schema/toolsets/repo/toolset.yaml sha256:85bea97e1fd9c57d0afc3d051beebde77ad2d33cb00739519bdc051df2e8c306
 
+// Package repo is generated from schema/toolsets/repo/: the repo
+// toolset's tool input types (types_gen.go), the input schemas tools/list
+// advertises (schemas_gen.go), the Handlers interface its hand-written package
+// implements (handlers_gen.go), and Toolset, which serves those handlers
+// (register_gen.go). Its command-line flags are the package repo/flags.
 package repo
 
 import (
@@ -45,27 +50,13 @@ func Toolset(h Handlers) *mcp.Toolset {
 				Description: "Everything an agent needs to start a task: the modules most relevant to the task (or to the target), their roles, entry points, dependencies and dependents, the conventions and decisions that apply, and recent history.\n\nReturns: the task context (TaskContext)",
 				Toolset:     Name,
 				Annotations: mcp.Annotations{
-					ReadOnly:    mcp.Bool(true),
-					Destructive: nil,
-					Idempotent:  nil,
-					OpenWorld:   mcp.Bool(false),
+					ReadOnly:  mcp.Bool(true),
+					OpenWorld: mcp.Bool(false),
 				},
 				InputSchema:      json.RawMessage(getContextForTaskInputSchema),
 				OutputSchema:     json.RawMessage(getContextForTaskOutputSchema),
 				InvalidArguments: mcp.InvalidArgumentsProtocolError,
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new(GetContextForTaskInput)
-					notes, err := mcp.DecodeArguments(args, in, nil)
-					if err != nil {
-						return nil, err
-					}
-					out, err := h.GetContextForTask(ctx, in)
-					if err != nil {
-						return nil, err
-					}
-					res, err := mcp.StructuredResult(out)
-					return mcp.WithNotes(res, err, notes)
-				},
+				Call:             mcp.Structured(h, Handlers.GetContextForTask, nil),
 			},
 			{
 				Name:        "get_change_impact",
@@ -73,27 +64,13 @@ func Toolset(h Handlers) *mcp.Toolset {
 				Description: "What a change to a file, directory or module affects: the modules and files that depend on it directly and transitively, the tests likely affected, and the decisions and conventions that touch it.\n\nReturns: the impact (ChangeImpact)",
 				Toolset:     Name,
 				Annotations: mcp.Annotations{
-					ReadOnly:    mcp.Bool(true),
-					Destructive: nil,
-					Idempotent:  nil,
-					OpenWorld:   mcp.Bool(false),
+					ReadOnly:  mcp.Bool(true),
+					OpenWorld: mcp.Bool(false),
 				},
 				InputSchema:      json.RawMessage(getChangeImpactInputSchema),
 				OutputSchema:     json.RawMessage(getChangeImpactOutputSchema),
 				InvalidArguments: mcp.InvalidArgumentsProtocolError,
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new(GetChangeImpactInput)
-					notes, err := mcp.DecodeArguments(args, in, nil)
-					if err != nil {
-						return nil, err
-					}
-					out, err := h.GetChangeImpact(ctx, in)
-					if err != nil {
-						return nil, err
-					}
-					res, err := mcp.StructuredResult(out)
-					return mcp.WithNotes(res, err, notes)
-				},
+				Call:             mcp.Structured(h, Handlers.GetChangeImpact, nil),
 			},
 			{
 				Name:        "get_repository_context",
@@ -101,27 +78,13 @@ func Toolset(h Handlers) *mcp.Toolset {
 				Description: "The repository at a glance: languages, package managers, frameworks, modules with their roles, entry points, external dependencies, conventions, decisions and dependency cycles, each list bounded.\n\nReturns: the repository context (RepositoryContext)",
 				Toolset:     Name,
 				Annotations: mcp.Annotations{
-					ReadOnly:    mcp.Bool(true),
-					Destructive: nil,
-					Idempotent:  nil,
-					OpenWorld:   mcp.Bool(false),
+					ReadOnly:  mcp.Bool(true),
+					OpenWorld: mcp.Bool(false),
 				},
 				InputSchema:      json.RawMessage(getRepositoryContextInputSchema),
 				OutputSchema:     json.RawMessage(getRepositoryContextOutputSchema),
 				InvalidArguments: mcp.InvalidArgumentsProtocolError,
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new(GetRepositoryContextInput)
-					notes, err := mcp.DecodeArguments(args, in, nil)
-					if err != nil {
-						return nil, err
-					}
-					out, err := h.GetRepositoryContext(ctx, in)
-					if err != nil {
-						return nil, err
-					}
-					res, err := mcp.StructuredResult(out)
-					return mcp.WithNotes(res, err, notes)
-				},
+				Call:             mcp.Structured(h, Handlers.GetRepositoryContext, nil),
 			},
 			{
 				Name:        "explain_module",
@@ -129,27 +92,13 @@ func Toolset(h Handlers) *mcp.Toolset {
 				Description: "One module in depth: what it is (basis, manifest, description), its roles with evidence, entry points, files, exported symbols, what it depends on and what depends on it, its external packages, conventions and decisions that touch it, and its history.\n\nReturns: the module explained (ModuleExplanation)",
 				Toolset:     Name,
 				Annotations: mcp.Annotations{
-					ReadOnly:    mcp.Bool(true),
-					Destructive: nil,
-					Idempotent:  nil,
-					OpenWorld:   mcp.Bool(false),
+					ReadOnly:  mcp.Bool(true),
+					OpenWorld: mcp.Bool(false),
 				},
 				InputSchema:      json.RawMessage(explainModuleInputSchema),
 				OutputSchema:     json.RawMessage(explainModuleOutputSchema),
 				InvalidArguments: mcp.InvalidArgumentsProtocolError,
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new(ExplainModuleInput)
-					notes, err := mcp.DecodeArguments(args, in, nil)
-					if err != nil {
-						return nil, err
-					}
-					out, err := h.ExplainModule(ctx, in)
-					if err != nil {
-						return nil, err
-					}
-					res, err := mcp.StructuredResult(out)
-					return mcp.WithNotes(res, err, notes)
-				},
+				Call:             mcp.Structured(h, Handlers.ExplainModule, nil),
 			},
 			{
 				Name:        "get_dependencies",
@@ -157,27 +106,13 @@ func Toolset(h Handlers) *mcp.Toolset {
 				Description: "What a module depends on (or, without a module, the whole module dependency graph): internal modules with the imports that create each edge, and external packages with versions.\n\nReturns: the dependencies (Dependencies)",
 				Toolset:     Name,
 				Annotations: mcp.Annotations{
-					ReadOnly:    mcp.Bool(true),
-					Destructive: nil,
-					Idempotent:  nil,
-					OpenWorld:   mcp.Bool(false),
+					ReadOnly:  mcp.Bool(true),
+					OpenWorld: mcp.Bool(false),
 				},
 				InputSchema:      json.RawMessage(getDependenciesInputSchema),
 				OutputSchema:     json.RawMessage(getDependenciesOutputSchema),
 				InvalidArguments: mcp.InvalidArgumentsProtocolError,
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new(GetDependenciesInput)
-					notes, err := mcp.DecodeArguments(args, in, nil)
-					if err != nil {
-						return nil, err
-					}
-					out, err := h.GetDependencies(ctx, in)
-					if err != nil {
-						return nil, err
-					}
-					res, err := mcp.StructuredResult(out)
-					return mcp.WithNotes(res, err, notes)
-				},
+				Call:             mcp.Structured(h, Handlers.GetDependencies, nil),
 			},
 			{
 				Name:        "get_dependents",
@@ -185,27 +120,13 @@ func Toolset(h Handlers) *mcp.Toolset {
 				Description: "What depends on a module: the modules that import it directly, with the imports as evidence, and transitively.\n\nReturns: the dependents (Dependents)",
 				Toolset:     Name,
 				Annotations: mcp.Annotations{
-					ReadOnly:    mcp.Bool(true),
-					Destructive: nil,
-					Idempotent:  nil,
-					OpenWorld:   mcp.Bool(false),
+					ReadOnly:  mcp.Bool(true),
+					OpenWorld: mcp.Bool(false),
 				},
 				InputSchema:      json.RawMessage(getDependentsInputSchema),
 				OutputSchema:     json.RawMessage(getDependentsOutputSchema),
 				InvalidArguments: mcp.InvalidArgumentsProtocolError,
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new(GetDependentsInput)
-					notes, err := mcp.DecodeArguments(args, in, nil)
-					if err != nil {
-						return nil, err
-					}
-					out, err := h.GetDependents(ctx, in)
-					if err != nil {
-						return nil, err
-					}
-					res, err := mcp.StructuredResult(out)
-					return mcp.WithNotes(res, err, notes)
-				},
+				Call:             mcp.Structured(h, Handlers.GetDependents, nil),
 			},
 			{
 				Name:        "search_context",
@@ -213,27 +134,13 @@ func Toolset(h Handlers) *mcp.Toolset {
 				Description: "Searches files, modules, exported symbols, decisions, conventions and entry points, ranked by BM25; each result says why it matched.\n\nReturns: ranked results (SearchResults)",
 				Toolset:     Name,
 				Annotations: mcp.Annotations{
-					ReadOnly:    mcp.Bool(true),
-					Destructive: nil,
-					Idempotent:  nil,
-					OpenWorld:   mcp.Bool(false),
+					ReadOnly:  mcp.Bool(true),
+					OpenWorld: mcp.Bool(false),
 				},
 				InputSchema:      json.RawMessage(searchContextInputSchema),
 				OutputSchema:     json.RawMessage(searchContextOutputSchema),
 				InvalidArguments: mcp.InvalidArgumentsProtocolError,
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new(SearchContextInput)
-					notes, err := mcp.DecodeArguments(args, in, nil)
-					if err != nil {
-						return nil, err
-					}
-					out, err := h.SearchContext(ctx, in)
-					if err != nil {
-						return nil, err
-					}
-					res, err := mcp.StructuredResult(out)
-					return mcp.WithNotes(res, err, notes)
-				},
+				Call:             mcp.Structured(h, Handlers.SearchContext, nil),
 			},
 			{
 				Name:        "get_module_history",
@@ -241,27 +148,13 @@ func Toolset(h Handlers) *mcp.Toolset {
 				Description: "The commits that changed a module, directory or file, newest first, with their authors, dates and the files they touched, and the module's change signals.\n\nReturns: the history (ModuleHistory)",
 				Toolset:     Name,
 				Annotations: mcp.Annotations{
-					ReadOnly:    mcp.Bool(true),
-					Destructive: nil,
-					Idempotent:  nil,
-					OpenWorld:   mcp.Bool(false),
+					ReadOnly:  mcp.Bool(true),
+					OpenWorld: mcp.Bool(false),
 				},
 				InputSchema:      json.RawMessage(getModuleHistoryInputSchema),
 				OutputSchema:     json.RawMessage(getModuleHistoryOutputSchema),
 				InvalidArguments: mcp.InvalidArgumentsProtocolError,
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new(GetModuleHistoryInput)
-					notes, err := mcp.DecodeArguments(args, in, nil)
-					if err != nil {
-						return nil, err
-					}
-					out, err := h.GetModuleHistory(ctx, in)
-					if err != nil {
-						return nil, err
-					}
-					res, err := mcp.StructuredResult(out)
-					return mcp.WithNotes(res, err, notes)
-				},
+				Call:             mcp.Structured(h, Handlers.GetModuleHistory, nil),
 			},
 			{
 				Name:        "get_revision_diff",
@@ -269,27 +162,13 @@ func Toolset(h Handlers) *mcp.Toolset {
 				Description: "The files changed between two revisions (base defaults to the revision's parent), with their status and the modules they belong to; read from git without a checkout.\n\nReturns: the diff (RevisionDiff)",
 				Toolset:     Name,
 				Annotations: mcp.Annotations{
-					ReadOnly:    mcp.Bool(true),
-					Destructive: nil,
-					Idempotent:  nil,
-					OpenWorld:   mcp.Bool(false),
+					ReadOnly:  mcp.Bool(true),
+					OpenWorld: mcp.Bool(false),
 				},
 				InputSchema:      json.RawMessage(getRevisionDiffInputSchema),
 				OutputSchema:     json.RawMessage(getRevisionDiffOutputSchema),
 				InvalidArguments: mcp.InvalidArgumentsProtocolError,
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new(GetRevisionDiffInput)
-					notes, err := mcp.DecodeArguments(args, in, nil)
-					if err != nil {
-						return nil, err
-					}
-					out, err := h.GetRevisionDiff(ctx, in)
-					if err != nil {
-						return nil, err
-					}
-					res, err := mcp.StructuredResult(out)
-					return mcp.WithNotes(res, err, notes)
-				},
+				Call:             mcp.Structured(h, Handlers.GetRevisionDiff, nil),
 			},
 			{
 				Name:        "get_revision_snapshot",
@@ -297,27 +176,13 @@ func Toolset(h Handlers) *mcp.Toolset {
 				Description: "The repository as it was at a revision: its files, languages, manifests and modules, read from git without a checkout.\n\nReturns: the snapshot (RevisionSnapshot)",
 				Toolset:     Name,
 				Annotations: mcp.Annotations{
-					ReadOnly:    mcp.Bool(true),
-					Destructive: nil,
-					Idempotent:  nil,
-					OpenWorld:   mcp.Bool(false),
+					ReadOnly:  mcp.Bool(true),
+					OpenWorld: mcp.Bool(false),
 				},
 				InputSchema:      json.RawMessage(getRevisionSnapshotInputSchema),
 				OutputSchema:     json.RawMessage(getRevisionSnapshotOutputSchema),
 				InvalidArguments: mcp.InvalidArgumentsProtocolError,
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new(GetRevisionSnapshotInput)
-					notes, err := mcp.DecodeArguments(args, in, nil)
-					if err != nil {
-						return nil, err
-					}
-					out, err := h.GetRevisionSnapshot(ctx, in)
-					if err != nil {
-						return nil, err
-					}
-					res, err := mcp.StructuredResult(out)
-					return mcp.WithNotes(res, err, notes)
-				},
+				Call:             mcp.Structured(h, Handlers.GetRevisionSnapshot, nil),
 			},
 			{
 				Name:        "get_architecture",
@@ -325,27 +190,13 @@ func Toolset(h Handlers) *mcp.Toolset {
 				Description: "The architecture: modules with their roles and layers, the dependency edges between them, cycles and layering violations (for one module, its neighbourhood).\n\nReturns: the architecture (Architecture)",
 				Toolset:     Name,
 				Annotations: mcp.Annotations{
-					ReadOnly:    mcp.Bool(true),
-					Destructive: nil,
-					Idempotent:  nil,
-					OpenWorld:   mcp.Bool(false),
+					ReadOnly:  mcp.Bool(true),
+					OpenWorld: mcp.Bool(false),
 				},
 				InputSchema:      json.RawMessage(getArchitectureInputSchema),
 				OutputSchema:     json.RawMessage(getArchitectureOutputSchema),
 				InvalidArguments: mcp.InvalidArgumentsProtocolError,
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new(GetArchitectureInput)
-					notes, err := mcp.DecodeArguments(args, in, nil)
-					if err != nil {
-						return nil, err
-					}
-					out, err := h.GetArchitecture(ctx, in)
-					if err != nil {
-						return nil, err
-					}
-					res, err := mcp.StructuredResult(out)
-					return mcp.WithNotes(res, err, notes)
-				},
+				Call:             mcp.Structured(h, Handlers.GetArchitecture, nil),
 			},
 			{
 				Name:        "get_conventions",
@@ -353,27 +204,13 @@ func Toolset(h Handlers) *mcp.Toolset {
 				Description: "The conventions observed in the code (naming, imports, tests, errors, exports, toolchain), each counted from samples, with its confidence and examples.\n\nReturns: the conventions (Conventions)",
 				Toolset:     Name,
 				Annotations: mcp.Annotations{
-					ReadOnly:    mcp.Bool(true),
-					Destructive: nil,
-					Idempotent:  nil,
-					OpenWorld:   mcp.Bool(false),
+					ReadOnly:  mcp.Bool(true),
+					OpenWorld: mcp.Bool(false),
 				},
 				InputSchema:      json.RawMessage(getConventionsInputSchema),
 				OutputSchema:     json.RawMessage(getConventionsOutputSchema),
 				InvalidArguments: mcp.InvalidArgumentsProtocolError,
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new(GetConventionsInput)
-					notes, err := mcp.DecodeArguments(args, in, nil)
-					if err != nil {
-						return nil, err
-					}
-					out, err := h.GetConventions(ctx, in)
-					if err != nil {
-						return nil, err
-					}
-					res, err := mcp.StructuredResult(out)
-					return mcp.WithNotes(res, err, notes)
-				},
+				Call:             mcp.Structured(h, Handlers.GetConventions, nil),
 			},
 			{
 				Name:        "get_decisions",
@@ -381,27 +218,13 @@ func Toolset(h Handlers) *mcp.Toolset {
 				Description: "The architectural decisions: explicit ones (ADRs, the team's .ai/ store, decision sections of docs) first, then inferred ones (configuration, dependencies, git history), each with its status, confidence and evidence.\n\nReturns: the decisions (Decisions)",
 				Toolset:     Name,
 				Annotations: mcp.Annotations{
-					ReadOnly:    mcp.Bool(true),
-					Destructive: nil,
-					Idempotent:  nil,
-					OpenWorld:   mcp.Bool(false),
+					ReadOnly:  mcp.Bool(true),
+					OpenWorld: mcp.Bool(false),
 				},
 				InputSchema:      json.RawMessage(getDecisionsInputSchema),
 				OutputSchema:     json.RawMessage(getDecisionsOutputSchema),
 				InvalidArguments: mcp.InvalidArgumentsProtocolError,
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new(GetDecisionsInput)
-					notes, err := mcp.DecodeArguments(args, in, nil)
-					if err != nil {
-						return nil, err
-					}
-					out, err := h.GetDecisions(ctx, in)
-					if err != nil {
-						return nil, err
-					}
-					res, err := mcp.StructuredResult(out)
-					return mcp.WithNotes(res, err, notes)
-				},
+				Call:             mcp.Structured(h, Handlers.GetDecisions, nil),
 			},
 		},
 		Prompts: []*mcp.Prompt{

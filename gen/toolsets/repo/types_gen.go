@@ -17,11 +17,6 @@
 
 package repo
 
-import "encoding/json"
-import "fmt"
-import "reflect"
-import "unicode/utf8"
-
 // ExplainModuleInput is the input of explain_module: Explain a module
 type ExplainModuleInput struct {
 	// compact: the same shape within 25,000 characters, evidence dropped; full: with
@@ -41,61 +36,6 @@ type ExplainModuleInputDetail string
 const ExplainModuleInputDetailCompact ExplainModuleInputDetail = "compact"
 const ExplainModuleInputDetailFull ExplainModuleInputDetail = "full"
 
-var enumValues_ExplainModuleInputDetail = []interface{}{
-	"compact",
-	"full",
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *ExplainModuleInputDetail) UnmarshalJSON(value []byte) error {
-	var v string
-	if err := json.Unmarshal(value, &v); err != nil {
-		return err
-	}
-	var ok bool
-	for _, expected := range enumValues_ExplainModuleInputDetail {
-		if reflect.DeepEqual(v, expected) {
-			ok = true
-			break
-		}
-	}
-	if !ok {
-		return fmt.Errorf("invalid value (expected one of %#v): %#v", enumValues_ExplainModuleInputDetail, v)
-	}
-	*j = ExplainModuleInputDetail(v)
-	return nil
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *ExplainModuleInput) UnmarshalJSON(value []byte) error {
-	var raw map[string]interface{}
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return err
-	}
-	if _, ok := raw["path"]; raw != nil && !ok {
-		return fmt.Errorf("field path in ExplainModuleInput: required")
-	}
-	type Plain ExplainModuleInput
-	var plain Plain
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return err
-	}
-	if v, ok := raw["detail"]; !ok || v == nil {
-		plain.Detail = "compact"
-	}
-	if utf8.RuneCountInString(string(plain.Path)) < 1 {
-		return fmt.Errorf("field %s length: must be >= %d", "path", 1)
-	}
-	if utf8.RuneCountInString(string(plain.Path)) > 4096 {
-		return fmt.Errorf("field %s length: must be <= %d", "path", 4096)
-	}
-	if plain.Root != nil && utf8.RuneCountInString(string(*plain.Root)) > 4096 {
-		return fmt.Errorf("field %s length: must be <= %d", "root", 4096)
-	}
-	*j = ExplainModuleInput(plain)
-	return nil
-}
-
 // GetArchitectureInput is the input of get_architecture: Architecture
 type GetArchitectureInput struct {
 	// compact: the same shape within 25,000 characters, evidence dropped; full: with
@@ -114,55 +54,6 @@ type GetArchitectureInputDetail string
 
 const GetArchitectureInputDetailCompact GetArchitectureInputDetail = "compact"
 const GetArchitectureInputDetailFull GetArchitectureInputDetail = "full"
-
-var enumValues_GetArchitectureInputDetail = []interface{}{
-	"compact",
-	"full",
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *GetArchitectureInputDetail) UnmarshalJSON(value []byte) error {
-	var v string
-	if err := json.Unmarshal(value, &v); err != nil {
-		return err
-	}
-	var ok bool
-	for _, expected := range enumValues_GetArchitectureInputDetail {
-		if reflect.DeepEqual(v, expected) {
-			ok = true
-			break
-		}
-	}
-	if !ok {
-		return fmt.Errorf("invalid value (expected one of %#v): %#v", enumValues_GetArchitectureInputDetail, v)
-	}
-	*j = GetArchitectureInputDetail(v)
-	return nil
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *GetArchitectureInput) UnmarshalJSON(value []byte) error {
-	var raw map[string]interface{}
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return err
-	}
-	type Plain GetArchitectureInput
-	var plain Plain
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return err
-	}
-	if v, ok := raw["detail"]; !ok || v == nil {
-		plain.Detail = "compact"
-	}
-	if plain.Module != nil && utf8.RuneCountInString(string(*plain.Module)) > 4096 {
-		return fmt.Errorf("field %s length: must be <= %d", "module", 4096)
-	}
-	if plain.Root != nil && utf8.RuneCountInString(string(*plain.Root)) > 4096 {
-		return fmt.Errorf("field %s length: must be <= %d", "root", 4096)
-	}
-	*j = GetArchitectureInput(plain)
-	return nil
-}
 
 // GetChangeImpactInput is the input of get_change_impact: Change impact
 type GetChangeImpactInput struct {
@@ -185,70 +76,6 @@ type GetChangeImpactInputDetail string
 
 const GetChangeImpactInputDetailCompact GetChangeImpactInputDetail = "compact"
 const GetChangeImpactInputDetailFull GetChangeImpactInputDetail = "full"
-
-var enumValues_GetChangeImpactInputDetail = []interface{}{
-	"compact",
-	"full",
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *GetChangeImpactInputDetail) UnmarshalJSON(value []byte) error {
-	var v string
-	if err := json.Unmarshal(value, &v); err != nil {
-		return err
-	}
-	var ok bool
-	for _, expected := range enumValues_GetChangeImpactInputDetail {
-		if reflect.DeepEqual(v, expected) {
-			ok = true
-			break
-		}
-	}
-	if !ok {
-		return fmt.Errorf("invalid value (expected one of %#v): %#v", enumValues_GetChangeImpactInputDetail, v)
-	}
-	*j = GetChangeImpactInputDetail(v)
-	return nil
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *GetChangeImpactInput) UnmarshalJSON(value []byte) error {
-	var raw map[string]interface{}
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return err
-	}
-	if _, ok := raw["target"]; raw != nil && !ok {
-		return fmt.Errorf("field target in GetChangeImpactInput: required")
-	}
-	type Plain GetChangeImpactInput
-	var plain Plain
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return err
-	}
-	if v, ok := raw["detail"]; !ok || v == nil {
-		plain.Detail = "compact"
-	}
-	if v, ok := raw["maxFiles"]; !ok || v == nil {
-		plain.MaxFiles = 100
-	}
-	if 500 < plain.MaxFiles {
-		return fmt.Errorf("field %s: must be <= %v", "maxFiles", 500)
-	}
-	if 1 > plain.MaxFiles {
-		return fmt.Errorf("field %s: must be >= %v", "maxFiles", 1)
-	}
-	if plain.Root != nil && utf8.RuneCountInString(string(*plain.Root)) > 4096 {
-		return fmt.Errorf("field %s length: must be <= %d", "root", 4096)
-	}
-	if utf8.RuneCountInString(string(plain.Target)) < 1 {
-		return fmt.Errorf("field %s length: must be >= %d", "target", 1)
-	}
-	if utf8.RuneCountInString(string(plain.Target)) > 4096 {
-		return fmt.Errorf("field %s length: must be <= %d", "target", 4096)
-	}
-	*j = GetChangeImpactInput(plain)
-	return nil
-}
 
 // GetContextForTaskInput is the input of get_context_for_task: Context for a task
 type GetContextForTaskInput struct {
@@ -275,73 +102,6 @@ type GetContextForTaskInputDetail string
 const GetContextForTaskInputDetailCompact GetContextForTaskInputDetail = "compact"
 const GetContextForTaskInputDetailFull GetContextForTaskInputDetail = "full"
 
-var enumValues_GetContextForTaskInputDetail = []interface{}{
-	"compact",
-	"full",
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *GetContextForTaskInputDetail) UnmarshalJSON(value []byte) error {
-	var v string
-	if err := json.Unmarshal(value, &v); err != nil {
-		return err
-	}
-	var ok bool
-	for _, expected := range enumValues_GetContextForTaskInputDetail {
-		if reflect.DeepEqual(v, expected) {
-			ok = true
-			break
-		}
-	}
-	if !ok {
-		return fmt.Errorf("invalid value (expected one of %#v): %#v", enumValues_GetContextForTaskInputDetail, v)
-	}
-	*j = GetContextForTaskInputDetail(v)
-	return nil
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *GetContextForTaskInput) UnmarshalJSON(value []byte) error {
-	var raw map[string]interface{}
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return err
-	}
-	if _, ok := raw["task"]; raw != nil && !ok {
-		return fmt.Errorf("field task in GetContextForTaskInput: required")
-	}
-	type Plain GetContextForTaskInput
-	var plain Plain
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return err
-	}
-	if v, ok := raw["detail"]; !ok || v == nil {
-		plain.Detail = "compact"
-	}
-	if v, ok := raw["maxModules"]; !ok || v == nil {
-		plain.MaxModules = 5
-	}
-	if 12 < plain.MaxModules {
-		return fmt.Errorf("field %s: must be <= %v", "maxModules", 12)
-	}
-	if 1 > plain.MaxModules {
-		return fmt.Errorf("field %s: must be >= %v", "maxModules", 1)
-	}
-	if plain.Root != nil && utf8.RuneCountInString(string(*plain.Root)) > 4096 {
-		return fmt.Errorf("field %s length: must be <= %d", "root", 4096)
-	}
-	if plain.Target != nil && utf8.RuneCountInString(string(*plain.Target)) > 4096 {
-		return fmt.Errorf("field %s length: must be <= %d", "target", 4096)
-	}
-	if utf8.RuneCountInString(string(plain.Task)) < 1 {
-		return fmt.Errorf("field %s length: must be >= %d", "task", 1)
-	}
-	if utf8.RuneCountInString(string(plain.Task)) > 4000 {
-		return fmt.Errorf("field %s length: must be <= %d", "task", 4000)
-	}
-	*j = GetContextForTaskInput(plain)
-	return nil
-}
-
 // GetConventionsInput is the input of get_conventions: Conventions
 type GetConventionsInput struct {
 	// only this category (e.g. naming, imports, tests)
@@ -360,55 +120,6 @@ type GetConventionsInputDetail string
 
 const GetConventionsInputDetailCompact GetConventionsInputDetail = "compact"
 const GetConventionsInputDetailFull GetConventionsInputDetail = "full"
-
-var enumValues_GetConventionsInputDetail = []interface{}{
-	"compact",
-	"full",
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *GetConventionsInputDetail) UnmarshalJSON(value []byte) error {
-	var v string
-	if err := json.Unmarshal(value, &v); err != nil {
-		return err
-	}
-	var ok bool
-	for _, expected := range enumValues_GetConventionsInputDetail {
-		if reflect.DeepEqual(v, expected) {
-			ok = true
-			break
-		}
-	}
-	if !ok {
-		return fmt.Errorf("invalid value (expected one of %#v): %#v", enumValues_GetConventionsInputDetail, v)
-	}
-	*j = GetConventionsInputDetail(v)
-	return nil
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *GetConventionsInput) UnmarshalJSON(value []byte) error {
-	var raw map[string]interface{}
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return err
-	}
-	type Plain GetConventionsInput
-	var plain Plain
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return err
-	}
-	if plain.Category != nil && utf8.RuneCountInString(string(*plain.Category)) > 100 {
-		return fmt.Errorf("field %s length: must be <= %d", "category", 100)
-	}
-	if v, ok := raw["detail"]; !ok || v == nil {
-		plain.Detail = "compact"
-	}
-	if plain.Root != nil && utf8.RuneCountInString(string(*plain.Root)) > 4096 {
-		return fmt.Errorf("field %s length: must be <= %d", "root", 4096)
-	}
-	*j = GetConventionsInput(plain)
-	return nil
-}
 
 // GetDecisionsInput is the input of get_decisions: Decisions
 type GetDecisionsInput struct {
@@ -429,81 +140,10 @@ type GetDecisionsInputDetail string
 const GetDecisionsInputDetailCompact GetDecisionsInputDetail = "compact"
 const GetDecisionsInputDetailFull GetDecisionsInputDetail = "full"
 
-var enumValues_GetDecisionsInputDetail = []interface{}{
-	"compact",
-	"full",
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *GetDecisionsInputDetail) UnmarshalJSON(value []byte) error {
-	var v string
-	if err := json.Unmarshal(value, &v); err != nil {
-		return err
-	}
-	var ok bool
-	for _, expected := range enumValues_GetDecisionsInputDetail {
-		if reflect.DeepEqual(v, expected) {
-			ok = true
-			break
-		}
-	}
-	if !ok {
-		return fmt.Errorf("invalid value (expected one of %#v): %#v", enumValues_GetDecisionsInputDetail, v)
-	}
-	*j = GetDecisionsInputDetail(v)
-	return nil
-}
-
 type GetDecisionsInputOrigin string
 
 const GetDecisionsInputOriginExplicit GetDecisionsInputOrigin = "explicit"
 const GetDecisionsInputOriginInferred GetDecisionsInputOrigin = "inferred"
-
-var enumValues_GetDecisionsInputOrigin = []interface{}{
-	"explicit",
-	"inferred",
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *GetDecisionsInputOrigin) UnmarshalJSON(value []byte) error {
-	var v string
-	if err := json.Unmarshal(value, &v); err != nil {
-		return err
-	}
-	var ok bool
-	for _, expected := range enumValues_GetDecisionsInputOrigin {
-		if reflect.DeepEqual(v, expected) {
-			ok = true
-			break
-		}
-	}
-	if !ok {
-		return fmt.Errorf("invalid value (expected one of %#v): %#v", enumValues_GetDecisionsInputOrigin, v)
-	}
-	*j = GetDecisionsInputOrigin(v)
-	return nil
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *GetDecisionsInput) UnmarshalJSON(value []byte) error {
-	var raw map[string]interface{}
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return err
-	}
-	type Plain GetDecisionsInput
-	var plain Plain
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return err
-	}
-	if v, ok := raw["detail"]; !ok || v == nil {
-		plain.Detail = "compact"
-	}
-	if plain.Root != nil && utf8.RuneCountInString(string(*plain.Root)) > 4096 {
-		return fmt.Errorf("field %s length: must be <= %d", "root", 4096)
-	}
-	*j = GetDecisionsInput(plain)
-	return nil
-}
 
 // GetDependenciesInput is the input of get_dependencies: Dependencies
 type GetDependenciesInput struct {
@@ -524,55 +164,6 @@ type GetDependenciesInputDetail string
 const GetDependenciesInputDetailCompact GetDependenciesInputDetail = "compact"
 const GetDependenciesInputDetailFull GetDependenciesInputDetail = "full"
 
-var enumValues_GetDependenciesInputDetail = []interface{}{
-	"compact",
-	"full",
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *GetDependenciesInputDetail) UnmarshalJSON(value []byte) error {
-	var v string
-	if err := json.Unmarshal(value, &v); err != nil {
-		return err
-	}
-	var ok bool
-	for _, expected := range enumValues_GetDependenciesInputDetail {
-		if reflect.DeepEqual(v, expected) {
-			ok = true
-			break
-		}
-	}
-	if !ok {
-		return fmt.Errorf("invalid value (expected one of %#v): %#v", enumValues_GetDependenciesInputDetail, v)
-	}
-	*j = GetDependenciesInputDetail(v)
-	return nil
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *GetDependenciesInput) UnmarshalJSON(value []byte) error {
-	var raw map[string]interface{}
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return err
-	}
-	type Plain GetDependenciesInput
-	var plain Plain
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return err
-	}
-	if v, ok := raw["detail"]; !ok || v == nil {
-		plain.Detail = "compact"
-	}
-	if plain.Module != nil && utf8.RuneCountInString(string(*plain.Module)) > 4096 {
-		return fmt.Errorf("field %s length: must be <= %d", "module", 4096)
-	}
-	if plain.Root != nil && utf8.RuneCountInString(string(*plain.Root)) > 4096 {
-		return fmt.Errorf("field %s length: must be <= %d", "root", 4096)
-	}
-	*j = GetDependenciesInput(plain)
-	return nil
-}
-
 // GetDependentsInput is the input of get_dependents: Dependents
 type GetDependentsInput struct {
 	// compact: the same shape within 25,000 characters, evidence dropped; full: with
@@ -591,61 +182,6 @@ type GetDependentsInputDetail string
 
 const GetDependentsInputDetailCompact GetDependentsInputDetail = "compact"
 const GetDependentsInputDetailFull GetDependentsInputDetail = "full"
-
-var enumValues_GetDependentsInputDetail = []interface{}{
-	"compact",
-	"full",
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *GetDependentsInputDetail) UnmarshalJSON(value []byte) error {
-	var v string
-	if err := json.Unmarshal(value, &v); err != nil {
-		return err
-	}
-	var ok bool
-	for _, expected := range enumValues_GetDependentsInputDetail {
-		if reflect.DeepEqual(v, expected) {
-			ok = true
-			break
-		}
-	}
-	if !ok {
-		return fmt.Errorf("invalid value (expected one of %#v): %#v", enumValues_GetDependentsInputDetail, v)
-	}
-	*j = GetDependentsInputDetail(v)
-	return nil
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *GetDependentsInput) UnmarshalJSON(value []byte) error {
-	var raw map[string]interface{}
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return err
-	}
-	if _, ok := raw["module"]; raw != nil && !ok {
-		return fmt.Errorf("field module in GetDependentsInput: required")
-	}
-	type Plain GetDependentsInput
-	var plain Plain
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return err
-	}
-	if v, ok := raw["detail"]; !ok || v == nil {
-		plain.Detail = "compact"
-	}
-	if utf8.RuneCountInString(string(plain.Module)) < 1 {
-		return fmt.Errorf("field %s length: must be >= %d", "module", 1)
-	}
-	if utf8.RuneCountInString(string(plain.Module)) > 4096 {
-		return fmt.Errorf("field %s length: must be <= %d", "module", 4096)
-	}
-	if plain.Root != nil && utf8.RuneCountInString(string(*plain.Root)) > 4096 {
-		return fmt.Errorf("field %s length: must be <= %d", "root", 4096)
-	}
-	*j = GetDependentsInput(plain)
-	return nil
-}
 
 // GetModuleHistoryInput is the input of get_module_history: Module history
 type GetModuleHistoryInput struct {
@@ -668,70 +204,6 @@ type GetModuleHistoryInputDetail string
 
 const GetModuleHistoryInputDetailCompact GetModuleHistoryInputDetail = "compact"
 const GetModuleHistoryInputDetailFull GetModuleHistoryInputDetail = "full"
-
-var enumValues_GetModuleHistoryInputDetail = []interface{}{
-	"compact",
-	"full",
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *GetModuleHistoryInputDetail) UnmarshalJSON(value []byte) error {
-	var v string
-	if err := json.Unmarshal(value, &v); err != nil {
-		return err
-	}
-	var ok bool
-	for _, expected := range enumValues_GetModuleHistoryInputDetail {
-		if reflect.DeepEqual(v, expected) {
-			ok = true
-			break
-		}
-	}
-	if !ok {
-		return fmt.Errorf("invalid value (expected one of %#v): %#v", enumValues_GetModuleHistoryInputDetail, v)
-	}
-	*j = GetModuleHistoryInputDetail(v)
-	return nil
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *GetModuleHistoryInput) UnmarshalJSON(value []byte) error {
-	var raw map[string]interface{}
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return err
-	}
-	if _, ok := raw["target"]; raw != nil && !ok {
-		return fmt.Errorf("field target in GetModuleHistoryInput: required")
-	}
-	type Plain GetModuleHistoryInput
-	var plain Plain
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return err
-	}
-	if v, ok := raw["detail"]; !ok || v == nil {
-		plain.Detail = "compact"
-	}
-	if v, ok := raw["limit"]; !ok || v == nil {
-		plain.Limit = 20
-	}
-	if 200 < plain.Limit {
-		return fmt.Errorf("field %s: must be <= %v", "limit", 200)
-	}
-	if 1 > plain.Limit {
-		return fmt.Errorf("field %s: must be >= %v", "limit", 1)
-	}
-	if plain.Root != nil && utf8.RuneCountInString(string(*plain.Root)) > 4096 {
-		return fmt.Errorf("field %s length: must be <= %d", "root", 4096)
-	}
-	if utf8.RuneCountInString(string(plain.Target)) < 1 {
-		return fmt.Errorf("field %s length: must be >= %d", "target", 1)
-	}
-	if utf8.RuneCountInString(string(plain.Target)) > 4096 {
-		return fmt.Errorf("field %s length: must be <= %d", "target", 4096)
-	}
-	*j = GetModuleHistoryInput(plain)
-	return nil
-}
 
 // GetRepositoryContextInput is the input of get_repository_context: Repository
 // context
@@ -768,106 +240,6 @@ type GetRepositoryContextInputDetail string
 const GetRepositoryContextInputDetailCompact GetRepositoryContextInputDetail = "compact"
 const GetRepositoryContextInputDetailFull GetRepositoryContextInputDetail = "full"
 
-var enumValues_GetRepositoryContextInputDetail = []interface{}{
-	"compact",
-	"full",
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *GetRepositoryContextInputDetail) UnmarshalJSON(value []byte) error {
-	var v string
-	if err := json.Unmarshal(value, &v); err != nil {
-		return err
-	}
-	var ok bool
-	for _, expected := range enumValues_GetRepositoryContextInputDetail {
-		if reflect.DeepEqual(v, expected) {
-			ok = true
-			break
-		}
-	}
-	if !ok {
-		return fmt.Errorf("invalid value (expected one of %#v): %#v", enumValues_GetRepositoryContextInputDetail, v)
-	}
-	*j = GetRepositoryContextInputDetail(v)
-	return nil
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *GetRepositoryContextInput) UnmarshalJSON(value []byte) error {
-	var raw map[string]interface{}
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return err
-	}
-	type Plain GetRepositoryContextInput
-	var plain Plain
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return err
-	}
-	if v, ok := raw["detail"]; !ok || v == nil {
-		plain.Detail = "compact"
-	}
-	if v, ok := raw["maxConventions"]; !ok || v == nil {
-		plain.MaxConventions = 20
-	}
-	if 200 < plain.MaxConventions {
-		return fmt.Errorf("field %s: must be <= %v", "maxConventions", 200)
-	}
-	if 1 > plain.MaxConventions {
-		return fmt.Errorf("field %s: must be >= %v", "maxConventions", 1)
-	}
-	if v, ok := raw["maxCycles"]; !ok || v == nil {
-		plain.MaxCycles = 10
-	}
-	if 200 < plain.MaxCycles {
-		return fmt.Errorf("field %s: must be <= %v", "maxCycles", 200)
-	}
-	if 0 > plain.MaxCycles {
-		return fmt.Errorf("field %s: must be >= %v", "maxCycles", 0)
-	}
-	if v, ok := raw["maxDecisions"]; !ok || v == nil {
-		plain.MaxDecisions = 20
-	}
-	if 200 < plain.MaxDecisions {
-		return fmt.Errorf("field %s: must be <= %v", "maxDecisions", 200)
-	}
-	if 1 > plain.MaxDecisions {
-		return fmt.Errorf("field %s: must be >= %v", "maxDecisions", 1)
-	}
-	if v, ok := raw["maxEntryPoints"]; !ok || v == nil {
-		plain.MaxEntryPoints = 20
-	}
-	if 200 < plain.MaxEntryPoints {
-		return fmt.Errorf("field %s: must be <= %v", "maxEntryPoints", 200)
-	}
-	if 1 > plain.MaxEntryPoints {
-		return fmt.Errorf("field %s: must be >= %v", "maxEntryPoints", 1)
-	}
-	if v, ok := raw["maxExternalDependencies"]; !ok || v == nil {
-		plain.MaxExternalDependencies = 30
-	}
-	if 200 < plain.MaxExternalDependencies {
-		return fmt.Errorf("field %s: must be <= %v", "maxExternalDependencies", 200)
-	}
-	if 1 > plain.MaxExternalDependencies {
-		return fmt.Errorf("field %s: must be >= %v", "maxExternalDependencies", 1)
-	}
-	if v, ok := raw["maxModules"]; !ok || v == nil {
-		plain.MaxModules = 25
-	}
-	if 100 < plain.MaxModules {
-		return fmt.Errorf("field %s: must be <= %v", "maxModules", 100)
-	}
-	if 1 > plain.MaxModules {
-		return fmt.Errorf("field %s: must be >= %v", "maxModules", 1)
-	}
-	if plain.Root != nil && utf8.RuneCountInString(string(*plain.Root)) > 4096 {
-		return fmt.Errorf("field %s length: must be <= %d", "root", 4096)
-	}
-	*j = GetRepositoryContextInput(plain)
-	return nil
-}
-
 // GetRevisionDiffInput is the input of get_revision_diff: Revision diff
 type GetRevisionDiffInput struct {
 	// the revision to compare with (default: its parent)
@@ -890,64 +262,6 @@ type GetRevisionDiffInputDetail string
 const GetRevisionDiffInputDetailCompact GetRevisionDiffInputDetail = "compact"
 const GetRevisionDiffInputDetailFull GetRevisionDiffInputDetail = "full"
 
-var enumValues_GetRevisionDiffInputDetail = []interface{}{
-	"compact",
-	"full",
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *GetRevisionDiffInputDetail) UnmarshalJSON(value []byte) error {
-	var v string
-	if err := json.Unmarshal(value, &v); err != nil {
-		return err
-	}
-	var ok bool
-	for _, expected := range enumValues_GetRevisionDiffInputDetail {
-		if reflect.DeepEqual(v, expected) {
-			ok = true
-			break
-		}
-	}
-	if !ok {
-		return fmt.Errorf("invalid value (expected one of %#v): %#v", enumValues_GetRevisionDiffInputDetail, v)
-	}
-	*j = GetRevisionDiffInputDetail(v)
-	return nil
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *GetRevisionDiffInput) UnmarshalJSON(value []byte) error {
-	var raw map[string]interface{}
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return err
-	}
-	if _, ok := raw["revision"]; raw != nil && !ok {
-		return fmt.Errorf("field revision in GetRevisionDiffInput: required")
-	}
-	type Plain GetRevisionDiffInput
-	var plain Plain
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return err
-	}
-	if plain.Base != nil && utf8.RuneCountInString(string(*plain.Base)) > 256 {
-		return fmt.Errorf("field %s length: must be <= %d", "base", 256)
-	}
-	if v, ok := raw["detail"]; !ok || v == nil {
-		plain.Detail = "compact"
-	}
-	if utf8.RuneCountInString(string(plain.Revision)) < 1 {
-		return fmt.Errorf("field %s length: must be >= %d", "revision", 1)
-	}
-	if utf8.RuneCountInString(string(plain.Revision)) > 256 {
-		return fmt.Errorf("field %s length: must be <= %d", "revision", 256)
-	}
-	if plain.Root != nil && utf8.RuneCountInString(string(*plain.Root)) > 4096 {
-		return fmt.Errorf("field %s length: must be <= %d", "root", 4096)
-	}
-	*j = GetRevisionDiffInput(plain)
-	return nil
-}
-
 // GetRevisionSnapshotInput is the input of get_revision_snapshot: Revision
 // snapshot
 type GetRevisionSnapshotInput struct {
@@ -967,61 +281,6 @@ type GetRevisionSnapshotInputDetail string
 
 const GetRevisionSnapshotInputDetailCompact GetRevisionSnapshotInputDetail = "compact"
 const GetRevisionSnapshotInputDetailFull GetRevisionSnapshotInputDetail = "full"
-
-var enumValues_GetRevisionSnapshotInputDetail = []interface{}{
-	"compact",
-	"full",
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *GetRevisionSnapshotInputDetail) UnmarshalJSON(value []byte) error {
-	var v string
-	if err := json.Unmarshal(value, &v); err != nil {
-		return err
-	}
-	var ok bool
-	for _, expected := range enumValues_GetRevisionSnapshotInputDetail {
-		if reflect.DeepEqual(v, expected) {
-			ok = true
-			break
-		}
-	}
-	if !ok {
-		return fmt.Errorf("invalid value (expected one of %#v): %#v", enumValues_GetRevisionSnapshotInputDetail, v)
-	}
-	*j = GetRevisionSnapshotInputDetail(v)
-	return nil
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *GetRevisionSnapshotInput) UnmarshalJSON(value []byte) error {
-	var raw map[string]interface{}
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return err
-	}
-	if _, ok := raw["revision"]; raw != nil && !ok {
-		return fmt.Errorf("field revision in GetRevisionSnapshotInput: required")
-	}
-	type Plain GetRevisionSnapshotInput
-	var plain Plain
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return err
-	}
-	if v, ok := raw["detail"]; !ok || v == nil {
-		plain.Detail = "compact"
-	}
-	if utf8.RuneCountInString(string(plain.Revision)) < 1 {
-		return fmt.Errorf("field %s length: must be >= %d", "revision", 1)
-	}
-	if utf8.RuneCountInString(string(plain.Revision)) > 256 {
-		return fmt.Errorf("field %s length: must be <= %d", "revision", 256)
-	}
-	if plain.Root != nil && utf8.RuneCountInString(string(*plain.Root)) > 4096 {
-		return fmt.Errorf("field %s length: must be <= %d", "root", 4096)
-	}
-	*j = GetRevisionSnapshotInput(plain)
-	return nil
-}
 
 // SearchContextInput is the input of search_context: Search the repository
 type SearchContextInput struct {
@@ -1048,31 +307,6 @@ type SearchContextInputDetail string
 const SearchContextInputDetailCompact SearchContextInputDetail = "compact"
 const SearchContextInputDetailFull SearchContextInputDetail = "full"
 
-var enumValues_SearchContextInputDetail = []interface{}{
-	"compact",
-	"full",
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *SearchContextInputDetail) UnmarshalJSON(value []byte) error {
-	var v string
-	if err := json.Unmarshal(value, &v); err != nil {
-		return err
-	}
-	var ok bool
-	for _, expected := range enumValues_SearchContextInputDetail {
-		if reflect.DeepEqual(v, expected) {
-			ok = true
-			break
-		}
-	}
-	if !ok {
-		return fmt.Errorf("invalid value (expected one of %#v): %#v", enumValues_SearchContextInputDetail, v)
-	}
-	*j = SearchContextInputDetail(v)
-	return nil
-}
-
 type SearchContextInputTypesElem string
 
 const SearchContextInputTypesElemConvention SearchContextInputTypesElem = "convention"
@@ -1082,75 +316,92 @@ const SearchContextInputTypesElemFile SearchContextInputTypesElem = "file"
 const SearchContextInputTypesElemModule SearchContextInputTypesElem = "module"
 const SearchContextInputTypesElemSymbol SearchContextInputTypesElem = "symbol"
 
-var enumValues_SearchContextInputTypesElem = []interface{}{
-	"file",
-	"module",
-	"symbol",
-	"decision",
-	"convention",
-	"entry-point",
+// ApplyDefaults sets the parameters of get_context_for_task that have a schema default;
+// the arguments given are decoded over them.
+func (in *GetContextForTaskInput) ApplyDefaults() {
+	in.MaxModules = 5
+	in.Detail = "compact"
 }
 
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *SearchContextInputTypesElem) UnmarshalJSON(value []byte) error {
-	var v string
-	if err := json.Unmarshal(value, &v); err != nil {
-		return err
-	}
-	var ok bool
-	for _, expected := range enumValues_SearchContextInputTypesElem {
-		if reflect.DeepEqual(v, expected) {
-			ok = true
-			break
-		}
-	}
-	if !ok {
-		return fmt.Errorf("invalid value (expected one of %#v): %#v", enumValues_SearchContextInputTypesElem, v)
-	}
-	*j = SearchContextInputTypesElem(v)
-	return nil
+// ApplyDefaults sets the parameters of get_change_impact that have a schema default;
+// the arguments given are decoded over them.
+func (in *GetChangeImpactInput) ApplyDefaults() {
+	in.MaxFiles = 100
+	in.Detail = "compact"
 }
 
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *SearchContextInput) UnmarshalJSON(value []byte) error {
-	var raw map[string]interface{}
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return err
-	}
-	if _, ok := raw["query"]; raw != nil && !ok {
-		return fmt.Errorf("field query in SearchContextInput: required")
-	}
-	type Plain SearchContextInput
-	var plain Plain
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return err
-	}
-	if v, ok := raw["detail"]; !ok || v == nil {
-		plain.Detail = "compact"
-	}
-	if v, ok := raw["limit"]; !ok || v == nil {
-		plain.Limit = 10
-	}
-	if 100 < plain.Limit {
-		return fmt.Errorf("field %s: must be <= %v", "limit", 100)
-	}
-	if 1 > plain.Limit {
-		return fmt.Errorf("field %s: must be >= %v", "limit", 1)
-	}
-	if utf8.RuneCountInString(string(plain.Query)) < 1 {
-		return fmt.Errorf("field %s length: must be >= %d", "query", 1)
-	}
-	if utf8.RuneCountInString(string(plain.Query)) > 2000 {
-		return fmt.Errorf("field %s length: must be <= %d", "query", 2000)
-	}
-	if plain.Root != nil && utf8.RuneCountInString(string(*plain.Root)) > 4096 {
-		return fmt.Errorf("field %s length: must be <= %d", "root", 4096)
-	}
-	if len(plain.Types) > 6 {
-		return fmt.Errorf("field %s length: must be <= %d", "types", 6)
-	}
-	*j = SearchContextInput(plain)
-	return nil
+// ApplyDefaults sets the parameters of get_repository_context that have a schema default;
+// the arguments given are decoded over them.
+func (in *GetRepositoryContextInput) ApplyDefaults() {
+	in.MaxModules = 25
+	in.MaxEntryPoints = 20
+	in.MaxExternalDependencies = 30
+	in.MaxConventions = 20
+	in.MaxDecisions = 20
+	in.MaxCycles = 10
+	in.Detail = "compact"
+}
+
+// ApplyDefaults sets the parameters of explain_module that have a schema default;
+// the arguments given are decoded over them.
+func (in *ExplainModuleInput) ApplyDefaults() {
+	in.Detail = "compact"
+}
+
+// ApplyDefaults sets the parameters of get_dependencies that have a schema default;
+// the arguments given are decoded over them.
+func (in *GetDependenciesInput) ApplyDefaults() {
+	in.Detail = "compact"
+}
+
+// ApplyDefaults sets the parameters of get_dependents that have a schema default;
+// the arguments given are decoded over them.
+func (in *GetDependentsInput) ApplyDefaults() {
+	in.Detail = "compact"
+}
+
+// ApplyDefaults sets the parameters of search_context that have a schema default;
+// the arguments given are decoded over them.
+func (in *SearchContextInput) ApplyDefaults() {
+	in.Limit = 10
+	in.Detail = "compact"
+}
+
+// ApplyDefaults sets the parameters of get_module_history that have a schema default;
+// the arguments given are decoded over them.
+func (in *GetModuleHistoryInput) ApplyDefaults() {
+	in.Limit = 20
+	in.Detail = "compact"
+}
+
+// ApplyDefaults sets the parameters of get_revision_diff that have a schema default;
+// the arguments given are decoded over them.
+func (in *GetRevisionDiffInput) ApplyDefaults() {
+	in.Detail = "compact"
+}
+
+// ApplyDefaults sets the parameters of get_revision_snapshot that have a schema default;
+// the arguments given are decoded over them.
+func (in *GetRevisionSnapshotInput) ApplyDefaults() {
+	in.Detail = "compact"
+}
+
+// ApplyDefaults sets the parameters of get_architecture that have a schema default;
+// the arguments given are decoded over them.
+func (in *GetArchitectureInput) ApplyDefaults() {
+	in.Detail = "compact"
+}
+
+// ApplyDefaults sets the parameters of get_conventions that have a schema default;
+// the arguments given are decoded over them.
+func (in *GetConventionsInput) ApplyDefaults() {
+	in.Detail = "compact"
+}
+
+// ApplyDefaults sets the parameters of get_decisions that have a schema default;
+// the arguments given are decoded over them.
+func (in *GetDecisionsInput) ApplyDefaults() {
+	in.Detail = "compact"
 }
 
 // OnboardToRepositoryArgs are the arguments of the onboard_to_repository prompt.

@@ -11,6 +11,11 @@
 // Source: testdata/schema/toolsets/testkit/tools/write_note.yaml sha256:282f77846637717d3e6b10fb22f2c8e1575c336c0544258b10519d066eb42193
 // Source: testdata/schema/toolsets/testkit/toolset.yaml sha256:cdfa8186067bc3e5afec2c5822c7dfb17f3ddc577ae7cf4b8f21fd7687608d15
 
+// Package spec is generated from testdata/schema/toolsets/testkit/: the testkit
+// toolset's tool input types (types_gen.go), the input schemas tools/list
+// advertises (schemas_gen.go), the Handlers interface its hand-written package
+// implements (handlers_gen.go), and Toolset, which serves those handlers
+// (register_gen.go). Its command-line flags are the package spec/flags.
 package spec
 
 import (
@@ -40,27 +45,13 @@ func Toolset(h Handlers) *mcp.Toolset {
 				Description: "Adds two numbers and returns the sum as structured content.\n\nReturns: {sum}",
 				Toolset:     Name,
 				Annotations: mcp.Annotations{
-					ReadOnly:    mcp.Bool(true),
-					Destructive: nil,
-					Idempotent:  nil,
-					OpenWorld:   mcp.Bool(false),
+					ReadOnly:  mcp.Bool(true),
+					OpenWorld: mcp.Bool(false),
 				},
 				InputSchema:      json.RawMessage(addInputSchema),
 				OutputSchema:     json.RawMessage(addOutputSchema),
 				InvalidArguments: mcp.InvalidArgumentsProtocolError,
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new(AddInput)
-					notes, err := mcp.DecodeArguments(args, in, nil)
-					if err != nil {
-						return nil, err
-					}
-					out, err := h.Add(ctx, in)
-					if err != nil {
-						return nil, err
-					}
-					res, err := mcp.StructuredResult(out)
-					return mcp.WithNotes(res, err, notes)
-				},
+				Call:             mcp.Structured(h, Handlers.Add, nil),
 			},
 			{
 				Name:        "choose",
@@ -68,22 +59,12 @@ func Toolset(h Handlers) *mcp.Toolset {
 				Description: "Echoes an enum choice, a list and a nested object, to exercise schema validation.\n\nReturns: the choice",
 				Toolset:     Name,
 				Annotations: mcp.Annotations{
-					ReadOnly:    mcp.Bool(true),
-					Destructive: nil,
-					Idempotent:  nil,
-					OpenWorld:   mcp.Bool(false),
+					ReadOnly:  mcp.Bool(true),
+					OpenWorld: mcp.Bool(false),
 				},
 				InputSchema:      json.RawMessage(chooseInputSchema),
 				InvalidArguments: mcp.InvalidArgumentsProtocolError,
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new(ChooseInput)
-					notes, err := mcp.DecodeArguments(args, in, nil)
-					if err != nil {
-						return nil, err
-					}
-					res, err := h.Choose(ctx, in)
-					return mcp.WithNotes(res, err, notes)
-				},
+				Call:             mcp.Text(h, Handlers.Choose, nil),
 			},
 			{
 				Name:        "echo",
@@ -91,22 +72,12 @@ func Toolset(h Handlers) *mcp.Toolset {
 				Description: "Returns its text, optionally upper-cased and repeated.\n\nReturns: the text",
 				Toolset:     Name,
 				Annotations: mcp.Annotations{
-					ReadOnly:    mcp.Bool(true),
-					Destructive: nil,
-					Idempotent:  nil,
-					OpenWorld:   mcp.Bool(false),
+					ReadOnly:  mcp.Bool(true),
+					OpenWorld: mcp.Bool(false),
 				},
 				InputSchema:      json.RawMessage(echoInputSchema),
 				InvalidArguments: mcp.InvalidArgumentsProtocolError,
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new(EchoInput)
-					notes, err := mcp.DecodeArguments(args, in, nil)
-					if err != nil {
-						return nil, err
-					}
-					res, err := h.Echo(ctx, in)
-					return mcp.WithNotes(res, err, notes)
-				},
+				Call:             mcp.Text(h, Handlers.Echo, nil),
 			},
 			{
 				Name:        "fail",
@@ -114,22 +85,12 @@ func Toolset(h Handlers) *mcp.Toolset {
 				Description: "Runs and fails with the given message (a tool error, not a protocol error).\n\nReturns: always an error",
 				Toolset:     Name,
 				Annotations: mcp.Annotations{
-					ReadOnly:    mcp.Bool(true),
-					Destructive: nil,
-					Idempotent:  nil,
-					OpenWorld:   mcp.Bool(false),
+					ReadOnly:  mcp.Bool(true),
+					OpenWorld: mcp.Bool(false),
 				},
 				InputSchema:      json.RawMessage(failInputSchema),
 				InvalidArguments: mcp.InvalidArgumentsProtocolError,
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new(FailInput)
-					notes, err := mcp.DecodeArguments(args, in, nil)
-					if err != nil {
-						return nil, err
-					}
-					res, err := h.Fail(ctx, in)
-					return mcp.WithNotes(res, err, notes)
-				},
+				Call:             mcp.Text(h, Handlers.Fail, nil),
 			},
 			{
 				Name:        "read_file",
@@ -137,22 +98,12 @@ func Toolset(h Handlers) *mcp.Toolset {
 				Description: "Reads a file under the root through the shared path guard.\n\nReturns: the file's text",
 				Toolset:     Name,
 				Annotations: mcp.Annotations{
-					ReadOnly:    mcp.Bool(true),
-					Destructive: nil,
-					Idempotent:  nil,
-					OpenWorld:   mcp.Bool(false),
+					ReadOnly:  mcp.Bool(true),
+					OpenWorld: mcp.Bool(false),
 				},
 				InputSchema:      json.RawMessage(readFileInputSchema),
 				InvalidArguments: mcp.InvalidArgumentsProtocolError,
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new(ReadFileInput)
-					notes, err := mcp.DecodeArguments(args, in, nil)
-					if err != nil {
-						return nil, err
-					}
-					res, err := h.ReadFile(ctx, in)
-					return mcp.WithNotes(res, err, notes)
-				},
+				Call:             mcp.Text(h, Handlers.ReadFile, nil),
 			},
 			{
 				Name:        "sleep",
@@ -160,22 +111,12 @@ func Toolset(h Handlers) *mcp.Toolset {
 				Description: "Waits, reporting progress each step, until the time has passed or the request is cancelled.\n\nReturns: slept <ms> ms",
 				Toolset:     Name,
 				Annotations: mcp.Annotations{
-					ReadOnly:    mcp.Bool(true),
-					Destructive: nil,
-					Idempotent:  nil,
-					OpenWorld:   mcp.Bool(false),
+					ReadOnly:  mcp.Bool(true),
+					OpenWorld: mcp.Bool(false),
 				},
 				InputSchema:      json.RawMessage(sleepInputSchema),
 				InvalidArguments: mcp.InvalidArgumentsProtocolError,
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new(SleepInput)
-					notes, err := mcp.DecodeArguments(args, in, nil)
-					if err != nil {
-						return nil, err
-					}
-					res, err := h.Sleep(ctx, in)
-					return mcp.WithNotes(res, err, notes)
-				},
+				Call:             mcp.Text(h, Handlers.Sleep, nil),
 			},
 			{
 				Name:        "toggle_bonus",
@@ -190,15 +131,7 @@ func Toolset(h Handlers) *mcp.Toolset {
 				},
 				InputSchema:      json.RawMessage(toggleBonusInputSchema),
 				InvalidArguments: mcp.InvalidArgumentsProtocolError,
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new(ToggleBonusInput)
-					notes, err := mcp.DecodeArguments(args, in, nil)
-					if err != nil {
-						return nil, err
-					}
-					res, err := h.ToggleBonus(ctx, in)
-					return mcp.WithNotes(res, err, notes)
-				},
+				Call:             mcp.Text(h, Handlers.ToggleBonus, nil),
 			},
 			{
 				Name:        "write_note",
@@ -213,15 +146,7 @@ func Toolset(h Handlers) *mcp.Toolset {
 				},
 				InputSchema:      json.RawMessage(writeNoteInputSchema),
 				InvalidArguments: mcp.InvalidArgumentsProtocolError,
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new(WriteNoteInput)
-					notes, err := mcp.DecodeArguments(args, in, nil)
-					if err != nil {
-						return nil, err
-					}
-					res, err := h.WriteNote(ctx, in)
-					return mcp.WithNotes(res, err, notes)
-				},
+				Call:             mcp.Text(h, Handlers.WriteNote, nil),
 			},
 		},
 		Prompts: []*mcp.Prompt{

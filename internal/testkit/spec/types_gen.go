@@ -12,12 +12,7 @@
 
 package spec
 
-import "encoding/json"
-import "fmt"
 import "github.com/kontext-dev/kontext/internal/mcp"
-import "reflect"
-import "regexp"
-import "unicode/utf8"
 
 // AddInput is the input of add: Add
 type AddInput struct {
@@ -26,27 +21,6 @@ type AddInput struct {
 
 	// second addend
 	B float64 `json:"b"`
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *AddInput) UnmarshalJSON(value []byte) error {
-	var raw map[string]interface{}
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return err
-	}
-	if _, ok := raw["a"]; raw != nil && !ok {
-		return fmt.Errorf("field a in AddInput: required")
-	}
-	if _, ok := raw["b"]; raw != nil && !ok {
-		return fmt.Errorf("field b in AddInput: required")
-	}
-	type Plain AddInput
-	var plain Plain
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return err
-	}
-	*j = AddInput(plain)
-	return nil
 }
 
 // ChooseInput is the input of choose: Choose
@@ -70,59 +44,7 @@ const ChooseInputColorBlue ChooseInputColor = "blue"
 const ChooseInputColorGreen ChooseInputColor = "green"
 const ChooseInputColorRed ChooseInputColor = "red"
 
-var enumValues_ChooseInputColor = []interface{}{
-	"red",
-	"green",
-	"blue",
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *ChooseInputColor) UnmarshalJSON(value []byte) error {
-	var v string
-	if err := json.Unmarshal(value, &v); err != nil {
-		return err
-	}
-	var ok bool
-	for _, expected := range enumValues_ChooseInputColor {
-		if reflect.DeepEqual(v, expected) {
-			ok = true
-			break
-		}
-	}
-	if !ok {
-		return fmt.Errorf("invalid value (expected one of %#v): %#v", enumValues_ChooseInputColor, v)
-	}
-	*j = ChooseInputColor(v)
-	return nil
-}
-
 type ChooseInputLevel int
-
-var enumValues_ChooseInputLevel = []interface{}{
-	0,
-	1,
-	2,
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *ChooseInputLevel) UnmarshalJSON(value []byte) error {
-	var v int
-	if err := json.Unmarshal(value, &v); err != nil {
-		return err
-	}
-	var ok bool
-	for _, expected := range enumValues_ChooseInputLevel {
-		if reflect.DeepEqual(v, expected) {
-			ok = true
-			break
-		}
-	}
-	if !ok {
-		return fmt.Errorf("invalid value (expected one of %#v): %#v", enumValues_ChooseInputLevel, v)
-	}
-	*j = ChooseInputLevel(v)
-	return nil
-}
 
 // a point
 type ChooseInputPoint struct {
@@ -131,60 +53,6 @@ type ChooseInputPoint struct {
 
 	// Y corresponds to the JSON schema field "y".
 	Y int `json:"y"`
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *ChooseInputPoint) UnmarshalJSON(value []byte) error {
-	var raw map[string]interface{}
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return err
-	}
-	if _, ok := raw["x"]; raw != nil && !ok {
-		return fmt.Errorf("field x in ChooseInputPoint: required")
-	}
-	if _, ok := raw["y"]; raw != nil && !ok {
-		return fmt.Errorf("field y in ChooseInputPoint: required")
-	}
-	type Plain ChooseInputPoint
-	var plain Plain
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return err
-	}
-	if 1000000 < plain.X {
-		return fmt.Errorf("field %s: must be <= %v", "x", 1000000)
-	}
-	if -1000000 > plain.X {
-		return fmt.Errorf("field %s: must be >= %v", "x", -1000000)
-	}
-	if 1000000 < plain.Y {
-		return fmt.Errorf("field %s: must be <= %v", "y", 1000000)
-	}
-	if -1000000 > plain.Y {
-		return fmt.Errorf("field %s: must be >= %v", "y", -1000000)
-	}
-	*j = ChooseInputPoint(plain)
-	return nil
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *ChooseInput) UnmarshalJSON(value []byte) error {
-	var raw map[string]interface{}
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return err
-	}
-	if _, ok := raw["color"]; raw != nil && !ok {
-		return fmt.Errorf("field color in ChooseInput: required")
-	}
-	type Plain ChooseInput
-	var plain Plain
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return err
-	}
-	if v, ok := raw["level"]; !ok || v == nil {
-		plain.Level = 1
-	}
-	*j = ChooseInput(plain)
-	return nil
 }
 
 // EchoInput is the input of echo: Echo
@@ -199,91 +67,16 @@ type EchoInput struct {
 	Upper bool `json:"upper,omitempty,omitzero"`
 }
 
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *EchoInput) UnmarshalJSON(value []byte) error {
-	var raw map[string]interface{}
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return err
-	}
-	if _, ok := raw["text"]; raw != nil && !ok {
-		return fmt.Errorf("field text in EchoInput: required")
-	}
-	type Plain EchoInput
-	var plain Plain
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return err
-	}
-	if v, ok := raw["repeat"]; !ok || v == nil {
-		plain.Repeat = 1
-	}
-	if 5 < plain.Repeat {
-		return fmt.Errorf("field %s: must be <= %v", "repeat", 5)
-	}
-	if 1 > plain.Repeat {
-		return fmt.Errorf("field %s: must be >= %v", "repeat", 1)
-	}
-	if utf8.RuneCountInString(string(plain.Text)) > 10000 {
-		return fmt.Errorf("field %s length: must be <= %d", "text", 10000)
-	}
-	if v, ok := raw["upper"]; !ok || v == nil {
-		plain.Upper = false
-	}
-	*j = EchoInput(plain)
-	return nil
-}
-
 // FailInput is the input of fail: Fail
 type FailInput struct {
 	// the failure message
 	Message string `json:"message"`
 }
 
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *FailInput) UnmarshalJSON(value []byte) error {
-	var raw map[string]interface{}
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return err
-	}
-	if _, ok := raw["message"]; raw != nil && !ok {
-		return fmt.Errorf("field message in FailInput: required")
-	}
-	type Plain FailInput
-	var plain Plain
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return err
-	}
-	if utf8.RuneCountInString(string(plain.Message)) > 10000 {
-		return fmt.Errorf("field %s length: must be <= %d", "message", 10000)
-	}
-	*j = FailInput(plain)
-	return nil
-}
-
 // ReadFileInput is the input of read_file: Read a file
 type ReadFileInput struct {
 	// a path relative to the root
 	Path string `json:"path"`
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *ReadFileInput) UnmarshalJSON(value []byte) error {
-	var raw map[string]interface{}
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return err
-	}
-	if _, ok := raw["path"]; raw != nil && !ok {
-		return fmt.Errorf("field path in ReadFileInput: required")
-	}
-	type Plain ReadFileInput
-	var plain Plain
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return err
-	}
-	if utf8.RuneCountInString(string(plain.Path)) > 4096 {
-		return fmt.Errorf("field %s length: must be <= %d", "path", 4096)
-	}
-	*j = ReadFileInput(plain)
-	return nil
 }
 
 // SleepInput is the input of sleep: Sleep
@@ -293,39 +86,6 @@ type SleepInput struct {
 
 	// progress steps
 	Steps int `json:"steps,omitempty,omitzero"`
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *SleepInput) UnmarshalJSON(value []byte) error {
-	var raw map[string]interface{}
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return err
-	}
-	if _, ok := raw["ms"]; raw != nil && !ok {
-		return fmt.Errorf("field ms in SleepInput: required")
-	}
-	type Plain SleepInput
-	var plain Plain
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return err
-	}
-	if 3600000 < plain.Ms {
-		return fmt.Errorf("field %s: must be <= %v", "ms", 3600000)
-	}
-	if 0 > plain.Ms {
-		return fmt.Errorf("field %s: must be >= %v", "ms", 0)
-	}
-	if v, ok := raw["steps"]; !ok || v == nil {
-		plain.Steps = 1
-	}
-	if 100 < plain.Steps {
-		return fmt.Errorf("field %s: must be <= %v", "steps", 100)
-	}
-	if 1 > plain.Steps {
-		return fmt.Errorf("field %s: must be >= %v", "steps", 1)
-	}
-	*j = SleepInput(plain)
-	return nil
 }
 
 // ToggleBonusInput is the input of toggle_bonus: Toggle the bonus tool
@@ -343,40 +103,45 @@ type WriteNoteInput struct {
 	Text string `json:"text"`
 }
 
-// UnmarshalJSON implements json.Unmarshaler.
-func (j *WriteNoteInput) UnmarshalJSON(value []byte) error {
-	var raw map[string]interface{}
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return err
-	}
-	if _, ok := raw["name"]; raw != nil && !ok {
-		return fmt.Errorf("field name in WriteNoteInput: required")
-	}
-	if _, ok := raw["text"]; raw != nil && !ok {
-		return fmt.Errorf("field text in WriteNoteInput: required")
-	}
-	type Plain WriteNoteInput
-	var plain Plain
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return err
-	}
-	if v, ok := raw["dir"]; !ok || v == nil {
-		plain.Dir = "notes"
-	}
-	if utf8.RuneCountInString(string(plain.Dir)) > 4096 {
-		return fmt.Errorf("field %s length: must be <= %d", "dir", 4096)
-	}
-	if matched, _ := regexp.MatchString(`^[a-z0-9-]{1,40}$`, string(plain.Name)); !matched {
-		return fmt.Errorf("field %s pattern match: must match %s", "Name", `^[a-z0-9-]{1,40}$`)
-	}
-	if utf8.RuneCountInString(string(plain.Name)) > 40 {
-		return fmt.Errorf("field %s length: must be <= %d", "name", 40)
-	}
-	if utf8.RuneCountInString(string(plain.Text)) > 10000 {
-		return fmt.Errorf("field %s length: must be <= %d", "text", 10000)
-	}
-	*j = WriteNoteInput(plain)
-	return nil
+// ApplyDefaults does nothing: no parameter of add has a schema default.
+func (in *AddInput) ApplyDefaults() {
+}
+
+// ApplyDefaults sets the parameters of choose that have a schema default;
+// the arguments given are decoded over them.
+func (in *ChooseInput) ApplyDefaults() {
+	in.Level = 1
+}
+
+// ApplyDefaults sets the parameters of echo that have a schema default;
+// the arguments given are decoded over them.
+func (in *EchoInput) ApplyDefaults() {
+	in.Upper = false
+	in.Repeat = 1
+}
+
+// ApplyDefaults does nothing: no parameter of fail has a schema default.
+func (in *FailInput) ApplyDefaults() {
+}
+
+// ApplyDefaults does nothing: no parameter of read_file has a schema default.
+func (in *ReadFileInput) ApplyDefaults() {
+}
+
+// ApplyDefaults sets the parameters of sleep that have a schema default;
+// the arguments given are decoded over them.
+func (in *SleepInput) ApplyDefaults() {
+	in.Steps = 1
+}
+
+// ApplyDefaults does nothing: no parameter of toggle_bonus has a schema default.
+func (in *ToggleBonusInput) ApplyDefaults() {
+}
+
+// ApplyDefaults sets the parameters of write_note that have a schema default;
+// the arguments given are decoded over them.
+func (in *WriteNoteInput) ApplyDefaults() {
+	in.Dir = "notes"
 }
 
 // GreetArgs are the arguments of the greet prompt.

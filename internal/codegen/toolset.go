@@ -20,9 +20,11 @@ var templateFiles embed.FS
 
 var goTemplates = template.Must(template.New("").Funcs(funcs).ParseFS(templateFiles, "templates/*.go.tmpl"))
 
-// toolsetFiles generates the Go package of one toolset: its input types, the
-// canonical schemas, the handler interface, the registration table and the
-// CLI flags.
+// toolsetFiles generates the Go package of one toolset (its input types, the
+// canonical schemas, the handler interface, the registration table) and, in
+// its subpackage flags, the CLI flags of its tools: the command line's
+// dependency (urfave/cli) stays out of the toolset package, which servers
+// and embedders import.
 func toolsetFiles(tree *Tree, ts ToolsetSpec, dir, pkg string) (map[string][]byte, error) {
 	tools := tree.toolsOf(ts.Name)
 	var prompts []PromptSpec
@@ -161,10 +163,10 @@ func toolsetFiles(tree *Tree, ts ToolsetSpec, dir, pkg string) (map[string][]byt
 		{"schemas_gen.go", sources(toolsetFile)},
 		{"handlers_gen.go", sources(promptsFile, resourcesFile)},
 		{"register_gen.go", sources(toolsetFile, promptsFile, resourcesFile)},
-		{"flags_gen.go", sources()},
+		{"flags/flags_gen.go", sources()},
 	} {
 		var b bytes.Buffer
-		if err := goTemplates.ExecuteTemplate(&b, strings.TrimSuffix(f.name, "_gen.go")+".go.tmpl", data); err != nil {
+		if err := goTemplates.ExecuteTemplate(&b, strings.TrimSuffix(path.Base(f.name), "_gen.go")+".go.tmpl", data); err != nil {
 			return nil, fmt.Errorf("%s/%s: %w", dir, f.name, err)
 		}
 		src, err := goFile(f.sources, b.Bytes())

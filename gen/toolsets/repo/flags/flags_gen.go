@@ -13,7 +13,10 @@
 // Source: schema/toolsets/repo/tools/get_revision_snapshot.yaml sha256:621f8448972a790ce1c3702ae5064ea7c5b7c22d7790e2b755b14d3b4df41681
 // Source: schema/toolsets/repo/tools/search_context.yaml sha256:27211d394818838cae221067161482af09be060505ee79cc05afb79d5dc7db16
 
-package repo
+// Package flags is generated from schema/toolsets/repo/tools/: the command-line
+// flags of the repo tools, one per parameter. It is apart from the
+// toolset's package so that serving the toolset does not link the CLI.
+package flags
 
 import (
 	"github.com/urfave/cli/v2"

@@ -248,6 +248,24 @@ params:
     description: {en: n, sk: n}
 output: {description: {en: x, sk: x}}
 `, "only parameters take defaults", ""},
+		// Issue 11.2: shared parameters and the output package, each once.
+		"use of no shared parameter": {"toolsets/demo/tools/bad.yaml", `
+name: bad
+title: {en: Bad, sk: Zlé}
+description: {en: Bad., sk: Zlé.}
+annotations: {readOnlyHint: true, openWorldHint: false}
+params:
+  - use: root
+output: {description: {en: x, sk: x}}
+`, "defines no parameter root", ""},
+		"structured output without outputPackage": {"toolsets/demo/tools/bad.yaml", `
+name: bad
+title: {en: Bad, sk: Zlé}
+description: {en: Bad., sk: Zlé.}
+annotations: {readOnlyHint: true, openWorldHint: false}
+params: []
+output: {description: {en: x, sk: x}, structured: Sum}
+`, "needs the toolset's outputPackage", ""},
 		"minimum above maximum": {"toolsets/demo/tools/bad.yaml", `
 name: bad
 title: {en: Bad, sk: Zlé}

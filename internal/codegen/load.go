@@ -262,6 +262,23 @@ func (r *specReader) loadToolset(t *Tree, dir, name string, names map[string]str
 		t.Templates = append(t.Templates, tmpl)
 	}
 
+	var params struct {
+		Params []ParamSpec `json:"params"`
+	}
+	if src, ok, err := r.read(path.Join(dir, paramsFile), "params", &params); err != nil {
+		return ts, err
+	} else if ok {
+		ts.sources[paramsFile] = src
+	}
+	shared := map[string]ParamSpec{}
+	for _, p := range params.Params {
+		if _, dup := shared[p.Name]; dup {
+			return ts, fmt.Errorf("%s/%s: parameter %s is defined twice", dir, paramsFile, p.Name)
+		}
+		shared[p.Name] = p
+	}
+	used := map[string]bool{}
+
 	toolsDir := filepath.Join(r.root, filepath.FromSlash(dir), "tools")
 	entries, err := os.ReadDir(toolsDir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -279,6 +296,23 @@ func (r *specReader) loadToolset(t *Tree, dir, name string, names map[string]str
 			return ts, err
 		}
 		tool.digest = src
+		for i, p := range tool.Params {
+			if p.Use == "" {
+				continue
+			}
+			def, ok := shared[p.Use]
+			if !ok {
+				return ts, fmt.Errorf("%s: use: %s, but %s/%s defines no parameter %s", rel, p.Use, dir, paramsFile, p.Use)
+			}
+			used[p.Use] = true
+			tool.Params[i] = def
+		}
+		if tool.Output.Structured != "" {
+			if ts.OutputPackage == "" {
+				return ts, fmt.Errorf("%s: output.structured %s needs the toolset's outputPackage (%s)", rel, tool.Output.Structured, file)
+			}
+			tool.structured = ts.OutputPackage + "." + tool.Output.Structured
+		}
 		if err := checkTool(tool, strings.TrimSuffix(f.Name(), ".yaml")); err != nil {
 			return ts, err
 		}
@@ -287,6 +321,11 @@ func (r *specReader) loadToolset(t *Tree, dir, name string, names map[string]str
 		}
 		names[tool.Name] = rel
 		tools = append(tools, tool)
+	}
+	for _, p := range params.Params {
+		if !used[p.Name] {
+			return ts, fmt.Errorf("%s/%s: parameter %s is used by no tool", dir, paramsFile, p.Name)
+		}
 	}
 	// The order toolset.yaml gives (when it gives one) is the order tools
 	// are advertised and documented; otherwise the files' order.
@@ -345,9 +384,6 @@ func checkTool(tool *ToolSpec, fileStem string) error {
 		if min, ok := p.minimum(); ok && min < 0 && tool.args.IntegerStrings && p.Type() == "integer" {
 			return fmt.Errorf("%s: parameter %s: a string of digits cannot spell a minimum below 0 (%d)", tool.file, p.Name, min)
 		}
-	}
-	if tool.Output.Structured != "" && !strings.Contains(tool.Output.Structured, "/") {
-		return fmt.Errorf("%s: output.structured must be an import path and a type name", tool.file)
 	}
 	return nil
 }

@@ -41,12 +41,17 @@ type ToolSpec struct {
 	} `json:"annotations"`
 	Params []ParamSpec `json:"params"`
 	Output struct {
-		Description Text   `json:"description"`
-		Structured  string `json:"structured"`
+		Description Text `json:"description"`
+		// Structured is the name of a type in the toolset's outputPackage.
+		Structured string `json:"structured"`
 	} `json:"output"`
 	Doc struct {
 		After *Text `json:"after"`
 	} `json:"doc"`
+
+	// structured is the output type's import path and name, when the tool
+	// has structured output.
+	structured string
 
 	file   string        // path relative to the repository root
 	digest string        // sha256 of the file
@@ -56,6 +61,9 @@ type ToolSpec struct {
 // ParamSpec is one tool parameter: its JSON Schema keywords plus the
 // bilingual description and doc overrides.
 type ParamSpec struct {
+	// Use names a parameter of the toolset's params.yaml that stands here;
+	// the loader replaces the reference with that parameter.
+	Use         string `json:"use"`
 	Name        string `json:"name"`
 	Required    bool   `json:"required"`
 	Description Text   `json:"description"`
@@ -184,6 +192,9 @@ type ToolsetSpec struct {
 	Instructions string        `json:"instructions"`
 	Order        []string      `json:"tools"`
 	Arguments    ArgumentsSpec `json:"arguments"`
+	// OutputPackage is the import path of the types the tools name in
+	// output.structured.
+	OutputPackage string `json:"outputPackage"`
 
 	dir string // the toolset's folder, relative to the repository root
 	// sources are the "path sha256:…" lines of the folder's files other
@@ -200,6 +211,7 @@ const (
 	toolsetFile   = "toolset.yaml"
 	promptsFile   = "prompts.yaml"
 	resourcesFile = "resources.yaml"
+	paramsFile    = "params.yaml"
 )
 
 // ArgumentsSpec is a toolset's argument contract: how invalid arguments are

@@ -104,13 +104,13 @@ func toolsetFiles(tree *Tree, ts ToolsetSpec, dir, pkg string) (map[string][]byt
 			return nil, fmt.Errorf("%s: the input schema does not compile: %w", t.file, err)
 		}
 		td := toolData{Spec: t, Go: goName(t.Name), Schema: goStringLiteral(string(schema)), Forms: argumentForms(t), Invalid: invalidConst(t.args)}
-		if t.Output.Structured != "" {
-			i := strings.LastIndex(t.Output.Structured, ".")
-			imp, typ := t.Output.Structured[:i], t.Output.Structured[i+1:]
+		if t.structured != "" {
+			i := strings.LastIndex(t.structured, ".")
+			imp, typ := t.structured[:i], t.structured[i+1:]
 			alias := path.Base(imp)
 			data.Imports[imp] = alias
 			td.OutputType = alias + "." + typ
-			out, err := structuredOutput(t.Output.Structured)
+			out, err := structuredOutput(t.structured)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", t.Name, err)
 			}
@@ -150,7 +150,7 @@ func toolsetFiles(tree *Tree, ts ToolsetSpec, dir, pkg string) (map[string][]byt
 	if err := goTemplates.ExecuteTemplate(&inputs, "types.go.tmpl", data); err != nil {
 		return nil, fmt.Errorf("%s/types_gen.go: %w", dir, err)
 	}
-	typesSrc, err := goFile(sources(promptsFile, resourcesFile), inputs.Bytes())
+	typesSrc, err := goFile(sources(paramsFile, promptsFile, resourcesFile), inputs.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("%s/types_gen.go: %w", dir, err)
 	}
@@ -160,10 +160,10 @@ func toolsetFiles(tree *Tree, ts ToolsetSpec, dir, pkg string) (map[string][]byt
 		name    string
 		sources []string
 	}{
-		{"schemas_gen.go", sources(toolsetFile)},
-		{"handlers_gen.go", sources(promptsFile, resourcesFile)},
-		{"register_gen.go", sources(toolsetFile, promptsFile, resourcesFile)},
-		{"flags/flags_gen.go", sources()},
+		{"schemas_gen.go", sources(toolsetFile, paramsFile)},
+		{"handlers_gen.go", sources(toolsetFile, promptsFile, resourcesFile)},
+		{"register_gen.go", sources(toolsetFile, paramsFile, promptsFile, resourcesFile)},
+		{"flags/flags_gen.go", sources(paramsFile)},
 	} {
 		var b bytes.Buffer
 		if err := goTemplates.ExecuteTemplate(&b, strings.TrimSuffix(path.Base(f.name), "_gen.go")+".go.tmpl", data); err != nil {

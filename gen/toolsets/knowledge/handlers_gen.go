@@ -11,6 +11,7 @@
 // Source: schema/toolsets/knowledge/tools/ctx_read.yaml sha256:f0d87ec71ed51271ccdec801f5a01ab0aec45677482a76cc98d4ad5b69fadaef
 // Source: schema/toolsets/knowledge/tools/ctx_search.yaml sha256:6bce5209473a32980e54398c63ab7a2f6066a96d11efa0528da7e2f3d396e17b
 // Source: schema/toolsets/knowledge/tools/ctx_why.yaml sha256:bd88f1d72b8647e3155c5da46d4ba73789ce5f1ec63f2a857728e43a5367c090
+// Source: schema/toolsets/knowledge/toolset.yaml sha256:805a30025e371bec5d85a6e042e56d04b180eba41dc6d55e4bb5005804d733ee
 
 package knowledge
 

@@ -10,7 +10,7 @@
 // Source: schema/toolsets/knowledge/tools/ctx_search.yaml sha256:6bce5209473a32980e54398c63ab7a2f6066a96d11efa0528da7e2f3d396e17b
 // Source: schema/toolsets/knowledge/tools/ctx_why.yaml sha256:bd88f1d72b8647e3155c5da46d4ba73789ce5f1ec63f2a857728e43a5367c090
 
-// Package flags is generated from schema/toolsets/knowledge/tools/: the command-line
+// Package flags is generated from schema/toolsets/knowledge/: the command-line
 // flags of the knowledge tools, one per parameter. It is apart from the
 // toolset's package so that serving the toolset does not link the CLI.
 package flags

@@ -14,7 +14,7 @@
 // Source: schema/toolsets/repo/tools/get_revision_snapshot.yaml sha256:a89a4dd16e95c1d1f8758cc754e5ce3be97d9efa5db9ec3572808f0a60de0cb8
 // Source: schema/toolsets/repo/tools/search_context.yaml sha256:a6d1ccb0e15f1e391d7d23b2069b5abc25af9f362dd7695223cbd41600153513
 
-// Package flags is generated from schema/toolsets/repo/tools/: the command-line
+// Package flags is generated from schema/toolsets/repo/: the command-line
 // flags of the repo tools, one per parameter. It is apart from the
 // toolset's package so that serving the toolset does not link the CLI.
 package flags

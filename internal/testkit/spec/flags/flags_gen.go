@@ -8,7 +8,7 @@
 // Source: testdata/schema/toolsets/testkit/tools/toggle_bonus.yaml sha256:69febb96099249e2e3b6cd86aaa740e904693ec60acf00d3402e49d428f77981
 // Source: testdata/schema/toolsets/testkit/tools/write_note.yaml sha256:282f77846637717d3e6b10fb22f2c8e1575c336c0544258b10519d066eb42193
 
-// Package flags is generated from testdata/schema/toolsets/testkit/tools/: the command-line
+// Package flags is generated from testdata/schema/toolsets/testkit/: the command-line
 // flags of the testkit tools, one per parameter. It is apart from the
 // toolset's package so that serving the toolset does not link the CLI.
 package flags

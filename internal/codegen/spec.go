@@ -4,6 +4,16 @@
 //
 // Generate is a pure function of the files it reads: it returns every file it
 // would write, so TestGenerated can compare them with what is committed.
+//
+// Reading it top-down: load.go reads a spec tree (server.yaml, errors.yaml
+// and one folder per toolset, schema/toolsets/<toolset>/) into a Tree,
+// validating each file against schema/spec.schema.json; spec.go holds the
+// types it fills. schema.go renders a tool's input schema, the bytes the
+// server advertises and validates against. toolset.go turns one toolset into
+// its Go package, through go-jsonschema for the input models (gotypes.go)
+// and the templates/*.go.tmpl for the rest; structured.go reflects output
+// schemas. docs.go writes the references, errcodes.go and protocol.go the
+// shared packages, generate.go puts it all together.
 package codegen
 
 import (

@@ -178,6 +178,8 @@ func toolsetFiles(tree *Tree, ts ToolsetSpec, dir, pkg string) (map[string][]byt
 	return out, nil
 }
 
+// toolsetData is what each template under templates/ is executed with: one
+// toolset, its tools, prompts and resources, ready to print.
 type toolsetData struct {
 	Package   string
 	Toolset   ToolsetSpec
@@ -433,10 +435,6 @@ var funcs = template.FuncMap{
 	},
 	"boolLit": boolLit,
 	"quote":   strconv.Quote,
-	"json": func(v any) string {
-		b, _ := json.Marshal(v)
-		return string(b)
-	},
 	"hasOutputs": func(tools []toolData) bool {
 		for _, t := range tools {
 			if t.OutputType != "" {
@@ -462,16 +460,6 @@ var funcs = template.FuncMap{
 		for _, t := range d.Tools {
 			if t.OutputType == "" {
 				return true
-			}
-		}
-		return false
-	},
-	"needsCLI": func(tools []toolData) bool {
-		for _, t := range tools {
-			for _, f := range t.Flags {
-				if strings.HasPrefix(f.Expr, "&cli.") {
-					return true
-				}
 			}
 		}
 		return false

@@ -130,6 +130,9 @@ func TestHeadersNameOnlyWhatWasRead(t *testing.T) {
 			if strings.Contains(name, "flags") && !strings.Contains(file, "/tools/") && !strings.HasSuffix(file, "/"+paramsFile) {
 				t.Errorf("%s names %s, but flags are made from parameters only", name, file)
 			}
+			if strings.HasSuffix(name, "/types_gen.go") && strings.HasSuffix(file, "/"+resourcesFile) && !strings.Contains(string(b), "Vars struct") {
+				t.Errorf("%s names %s, but holds no resource template's variables", name, file)
+			}
 		}
 	}
 }

@@ -150,7 +150,12 @@ func toolsetFiles(tree *Tree, ts ToolsetSpec, dir, pkg string) (map[string][]byt
 	if err := goTemplates.ExecuteTemplate(&inputs, "types.go.tmpl", data); err != nil {
 		return nil, fmt.Errorf("%s/types_gen.go: %w", dir, err)
 	}
-	typesSrc, err := goFile(sources(paramsFile, promptsFile, resourcesFile), inputs.Bytes())
+	// Of resources.yaml, the types need only the templates' variables.
+	typesFrom := []string{paramsFile, promptsFile}
+	if len(templates) > 0 {
+		typesFrom = append(typesFrom, resourcesFile)
+	}
+	typesSrc, err := goFile(sources(typesFrom...), inputs.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("%s/types_gen.go: %w", dir, err)
 	}

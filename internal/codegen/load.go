@@ -362,7 +362,7 @@ func checkTool(tool *ToolSpec, fileStem string) error {
 		if err := noNestedDefault(p.Schema.values["items"]); err != nil {
 			return fmt.Errorf("%s: parameter %s: %w", tool.file, p.Name, err)
 		}
-		if err := noNestedDefault(p.Schema.values["properties"], true); err != nil {
+		if err := noDefaultInProperties(p.Schema.values["properties"]); err != nil {
 			return fmt.Errorf("%s: parameter %s: %w", tool.file, p.Name, err)
 		}
 		if def := p.Default(); def != nil {

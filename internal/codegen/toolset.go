@@ -266,24 +266,17 @@ func inputDefaults(t *ToolSpec, fields map[string]goField) ([]defaultData, error
 	return out, nil
 }
 
-// noNestedDefault refuses a default inside a parameter's items or
-// properties: ApplyDefaults sets the defaults of parameters only, and a
-// nested one would be advertised but never applied.
-func noNestedDefault(raw json.RawMessage, properties ...bool) error {
-	if raw == nil {
+// noNestedDefault refuses a default in a nested schema (a parameter's
+// items, or one of its properties) or anywhere below it: ApplyDefaults sets
+// the defaults of parameters only, and a nested one would be advertised but
+// never applied.
+func noNestedDefault(schema json.RawMessage) error {
+	if schema == nil {
 		return nil
 	}
-	_, vals, err := orderedObject(raw)
+	_, vals, err := orderedObject(schema)
 	if err != nil {
 		return err
-	}
-	if len(properties) > 0 {
-		for _, v := range vals {
-			if err := noNestedDefault(v); err != nil {
-				return err
-			}
-		}
-		return nil
 	}
 	if _, ok := vals["default"]; ok {
 		return fmt.Errorf("a default inside items or properties is never applied; only parameters take defaults")
@@ -291,7 +284,25 @@ func noNestedDefault(raw json.RawMessage, properties ...bool) error {
 	if err := noNestedDefault(vals["items"]); err != nil {
 		return err
 	}
-	return noNestedDefault(vals["properties"], true)
+	return noDefaultInProperties(vals["properties"])
+}
+
+// noDefaultInProperties applies noNestedDefault to each schema of a
+// properties keyword.
+func noDefaultInProperties(properties json.RawMessage) error {
+	if properties == nil {
+		return nil
+	}
+	_, vals, err := orderedObject(properties)
+	if err != nil {
+		return err
+	}
+	for _, v := range vals {
+		if err := noNestedDefault(v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 type resourceData struct {

@@ -13,7 +13,8 @@ import (
 	"io"
 
 	"github.com/kontext-dev/kontext/gen/errcodes"
-	"github.com/kontext-dev/kontext/internal/inventory"
+	"github.com/kontext-dev/kontext/gen/toolsets/knowledge"
+	"github.com/kontext-dev/kontext/gen/toolsets/repo"
 	"github.com/kontext-dev/kontext/internal/mcp"
 )
 
@@ -88,11 +89,13 @@ func TextResult(text string) *ToolResult { return mcp.TextResult(text) }
 func Bool(b bool) *bool { return mcp.Bool(b) }
 
 // ToolDefinitions returns the tools kontext ships, as they are advertised
-// (names, titles, descriptions, annotations, input schemas).
+// (names, titles, descriptions, annotations, input schemas). They come from
+// the generated toolset packages, described without handlers, so this
+// package links the runtime and the specs only: no engine, no CLI.
 func ToolDefinitions() []*Tool {
 	var out []*Tool
-	for _, f := range inventory.Shipped() {
-		out = append(out, f.Describe().Tools...)
+	for _, ts := range []*Toolset{knowledge.Toolset(nil), repo.Toolset(nil)} {
+		out = append(out, ts.Tools...)
 	}
 	return out
 }

@@ -31,10 +31,9 @@ func demoTool(t *testing.T, contract, params string) *ToolSpec {
 		}
 	}
 	write("schema/spec.schema.json", string(specSchema))
-	write("schema/toolsets.yaml", "toolsets:\n  - {name: demo, title: {en: D, sk: D}, description: {en: D, sk: D}, arguments: "+contract+"}\n")
-	write("schema/tools/demo/demo.yaml", `
+	write("schema/toolsets/demo/toolset.yaml", "{name: demo, title: {en: D, sk: D}, description: {en: D, sk: D}, arguments: "+contract+"}\n")
+	write("schema/toolsets/demo/tools/demo.yaml", `
 name: demo
-toolset: demo
 title: {en: Demo, sk: Demo}
 description: {en: Demo., sk: Demo.}
 annotations: {readOnlyHint: true, openWorldHint: false}
@@ -286,4 +285,58 @@ func loadMain(t *testing.T) *Tree {
 		t.Fatal(err)
 	}
 	return tree
+}
+
+// TestShippedListEnumsAreEnforced: a `list: true` parameter with an enum is
+// checked by its generated schema in both forms (the array's items and the
+// comma-separated string), so no handler keeps its own copy of the values.
+func TestShippedListEnumsAreEnforced(t *testing.T) {
+	root := repoRoot(t)
+	v, err := newSpecValidator(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := loadTree(root, mainSpecs, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, tool := range tree.Tools {
+		for _, p := range tool.Params {
+			enum := aliasTargets(p)
+			if !p.List || enum == nil {
+				continue
+			}
+			checked++
+			schema, err := inputSchema(tool)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := compileFor(t, schema)
+			var required strings.Builder
+			for _, q := range tool.Params {
+				if q.Required {
+					fmt.Fprintf(&required, `,%q:"x"`, q.Name)
+				}
+			}
+			args := func(value string) string { return `{"` + p.Name + `":` + value + required.String() + `}` }
+			values := append([]string(nil), enum...)
+			for _, a := range p.Aliases {
+				values = append(values, a.From)
+			}
+			for _, val := range values {
+				if !accepts(t, s, args(`["`+val+`"]`)) || !accepts(t, s, args(`"`+val+`, `+enum[0]+`"`)) {
+					t.Errorf("%s.%s refuses its own value %s", tool.Name, p.Name, val)
+				}
+			}
+			for _, bad := range []string{`["recipe"]`, `"recipe"`, `"` + enum[0] + `,recipe"`} {
+				if accepts(t, s, args(bad)) {
+					t.Errorf("%s.%s accepts %s, which is not one of its values", tool.Name, p.Name, bad)
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no shipped list parameter has an enum: ctx_search.kinds should")
+	}
 }

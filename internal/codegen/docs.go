@@ -241,7 +241,7 @@ func markedDoc(region, body string) string {
 }
 
 // argumentContract is the paragraph that documents a toolset's argument
-// contract (toolsets.yaml, arguments), in the words of the language; the
+// contract (toolset.yaml, arguments), in the words of the language; the
 // examples are taken from the toolset's own tools.
 func argumentContract(ts ToolsetSpec, tools []*ToolSpec, lang string) string {
 	a := ts.Arguments

@@ -56,7 +56,7 @@ func Generate(root string) (map[string][]byte, error) {
 		add(files)
 	}
 
-	if _, err := os.Stat(filepath.Join(root, testSpecs, "toolsets.yaml")); err == nil {
+	if _, err := os.Stat(filepath.Join(root, testSpecs, toolsetsDir)); err == nil {
 		test, err := loadTree(root, testSpecs, v)
 		if err != nil {
 			return nil, err

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func repoRoot(t *testing.T) string {
@@ -24,15 +26,29 @@ func repoRoot(t *testing.T) string {
 
 // TestGenerated fails when any committed generated file (Go, docs, README
 // tables) differs from what the specs produce, or when a generated file no
-// spec produces is left behind.
+// spec produces is left behind; for a stale file it shows the difference.
 func TestGenerated(t *testing.T) {
-	problems, err := Stale(repoRoot(t))
+	root := repoRoot(t)
+	problems, err := Stale(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(problems) > 0 {
-		t.Fatalf("generated files are out of date; run make generate (go generate ./...) and commit:\n  %s", strings.Join(problems, "\n  "))
+	if len(problems) == 0 {
+		return
 	}
+	files, err := Generate(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		name, ok := strings.CutSuffix(p, ": stale")
+		if !ok {
+			continue
+		}
+		got, _ := os.ReadFile(filepath.Join(root, filepath.FromSlash(name)))
+		t.Errorf("%s is stale (-committed +generated):\n%s", name, cmp.Diff(strings.Split(string(got), "\n"), strings.Split(string(files[name]), "\n")))
+	}
+	t.Fatalf("generated files are out of date; run make generate (go generate ./...) and commit:\n  %s", strings.Join(problems, "\n  "))
 }
 
 // TestGenerateIsDeterministic runs the generator twice.
@@ -99,37 +115,33 @@ func TestGeneratedHeaders(t *testing.T) {
 // TestSpecErrorsAreReported: a broken spec fails generation with a message
 // naming the file and the rule, instead of generating something wrong.
 func TestSpecErrorsAreReported(t *testing.T) {
-	cases := map[string]struct{ file, body, want, toolsets string }{
-		"missing readOnlyHint": {"tools/demo/bad.yaml", `
+	cases := map[string]struct{ file, body, want, toolset string }{
+		"missing readOnlyHint": {"toolsets/demo/tools/bad.yaml", `
 name: bad
-toolset: demo
 title: {en: Bad, sk: Zlé}
 description: {en: Bad., sk: Zlé.}
 annotations: {openWorldHint: false}
 params: []
 output: {description: {en: x, sk: x}}
 `, "readOnlyHint", ""},
-		"missing Slovak": {"tools/demo/bad.yaml", `
+		"missing Slovak": {"toolsets/demo/tools/bad.yaml", `
 name: bad
-toolset: demo
 title: {en: Bad}
 description: {en: Bad., sk: Zlé.}
 annotations: {readOnlyHint: true, openWorldHint: false}
 params: []
 output: {description: {en: x, sk: x}}
 `, "sk", ""},
-		"writer without destructiveHint": {"tools/demo/bad.yaml", `
+		"writer without destructiveHint": {"toolsets/demo/tools/bad.yaml", `
 name: bad
-toolset: demo
 title: {en: Bad, sk: Zlé}
 description: {en: Bad., sk: Zlé.}
 annotations: {readOnlyHint: false, openWorldHint: false}
 params: []
 output: {description: {en: x, sk: x}}
 `, "destructiveHint", ""},
-		"default outside its own schema": {"tools/demo/bad.yaml", `
+		"default outside its own schema": {"toolsets/demo/tools/bad.yaml", `
 name: bad
-toolset: demo
 title: {en: Bad, sk: Zlé}
 description: {en: Bad., sk: Zlé.}
 annotations: {readOnlyHint: true, openWorldHint: false}
@@ -137,18 +149,16 @@ params:
   - {name: n, type: integer, minimum: 1, maximum: 5, default: 9, description: {en: n, sk: n}}
 output: {description: {en: x, sk: x}}
 `, "default 9", ""},
-		"file named after another tool": {"tools/demo/other.yaml", `
+		"file named after another tool": {"toolsets/demo/tools/other.yaml", `
 name: bad
-toolset: demo
 title: {en: Bad, sk: Zlé}
 description: {en: Bad., sk: Zlé.}
 annotations: {readOnlyHint: true, openWorldHint: false}
 params: []
 output: {description: {en: x, sk: x}}
 `, "must live in bad.yaml", ""},
-		"unknown keyword": {"tools/demo/bad.yaml", `
+		"unknown keyword": {"toolsets/demo/tools/bad.yaml", `
 name: bad
-toolset: demo
 title: {en: Bad, sk: Zlé}
 description: {en: Bad., sk: Zlé.}
 annotations: {readOnlyHint: true, openWorldHint: false}
@@ -157,9 +167,8 @@ params:
 output: {description: {en: x, sk: x}}
 `, "oneOf", ""},
 		// Issue 8.6: every argument is bounded in its schema.
-		"string without maxLength": {"tools/demo/bad.yaml", `
+		"string without maxLength": {"toolsets/demo/tools/bad.yaml", `
 name: bad
-toolset: demo
 title: {en: Bad, sk: Zlé}
 description: {en: Bad., sk: Zlé.}
 annotations: {readOnlyHint: true, openWorldHint: false}
@@ -167,9 +176,8 @@ params:
   - {name: path, type: string, description: {en: n, sk: n}}
 output: {description: {en: x, sk: x}}
 `, "maxLength", ""},
-		"list without maxItems": {"tools/demo/bad.yaml", `
+		"list without maxItems": {"toolsets/demo/tools/bad.yaml", `
 name: bad
-toolset: demo
 title: {en: Bad, sk: Zlé}
 description: {en: Bad., sk: Zlé.}
 annotations: {readOnlyHint: true, openWorldHint: false}
@@ -177,9 +185,8 @@ params:
   - {name: paths, type: array, list: true, items: {type: string, maxLength: 10}, description: {en: n, sk: n}}
 output: {description: {en: x, sk: x}}
 `, "maxItems", ""},
-		"list items without maxLength": {"tools/demo/bad.yaml", `
+		"list items without maxLength": {"toolsets/demo/tools/bad.yaml", `
 name: bad
-toolset: demo
 title: {en: Bad, sk: Zlé}
 description: {en: Bad., sk: Zlé.}
 annotations: {readOnlyHint: true, openWorldHint: false}
@@ -187,9 +194,8 @@ params:
   - {name: paths, type: array, list: true, maxItems: 5, items: {type: string}, description: {en: n, sk: n}}
 output: {description: {en: x, sk: x}}
 `, "maxLength", ""},
-		"nested string without maxLength": {"tools/demo/bad.yaml", `
+		"nested string without maxLength": {"toolsets/demo/tools/bad.yaml", `
 name: bad
-toolset: demo
 title: {en: Bad, sk: Zlé}
 description: {en: Bad., sk: Zlé.}
 annotations: {readOnlyHint: true, openWorldHint: false}
@@ -201,9 +207,8 @@ params:
     description: {en: n, sk: n}
 output: {description: {en: x, sk: x}}
 `, "maxLength", ""},
-		"integer without a range": {"tools/demo/bad.yaml", `
+		"integer without a range": {"toolsets/demo/tools/bad.yaml", `
 name: bad
-toolset: demo
 title: {en: Bad, sk: Zlé}
 description: {en: Bad., sk: Zlé.}
 annotations: {readOnlyHint: true, openWorldHint: false}
@@ -212,18 +217,16 @@ params:
 output: {description: {en: x, sk: x}}
 `, "maximum", ""},
 		// Issue 10.17/18: the argument contract is declared per toolset.
-		"toolset without an argument contract": {"tools/demo/ok.yaml", `
+		"toolset without an argument contract": {"toolsets/demo/tools/ok.yaml", `
 name: ok
-toolset: demo
 title: {en: Ok, sk: Ok}
 description: {en: Ok., sk: Ok.}
 annotations: {readOnlyHint: true, openWorldHint: false}
 params: []
 output: {description: {en: x, sk: x}}
-`, "arguments", "toolsets:\n  - {name: demo, title: {en: D, sk: D}, description: {en: D, sk: D}}\n"},
-		"alias for no value": {"tools/demo/bad.yaml", `
+`, "arguments", "{name: demo, title: {en: D, sk: D}, description: {en: D, sk: D}}\n"},
+		"alias for no value": {"toolsets/demo/tools/bad.yaml", `
 name: bad
-toolset: demo
 title: {en: Bad, sk: Zlé}
 description: {en: Bad., sk: Zlé.}
 annotations: {readOnlyHint: true, openWorldHint: false}
@@ -231,9 +234,40 @@ params:
   - {name: kind, type: string, enum: [decision, learning], aliases: {adr: decision, memo: note}, description: {en: n, sk: n}}
 output: {description: {en: x, sk: x}}
 `, "alias memo", ""},
-		"minimum above maximum": {"tools/demo/bad.yaml", `
+		// Issue 11.3: ApplyDefaults sets parameters' defaults only.
+		"default inside items": {"toolsets/demo/tools/bad.yaml", `
 name: bad
-toolset: demo
+title: {en: Bad, sk: Zlé}
+description: {en: Bad., sk: Zlé.}
+annotations: {readOnlyHint: true, openWorldHint: false}
+params:
+  - name: things
+    type: array
+    maxItems: 2
+    items: {type: object, properties: {n: {type: integer, minimum: 0, maximum: 9, default: 1}}, additionalProperties: false}
+    description: {en: n, sk: n}
+output: {description: {en: x, sk: x}}
+`, "only parameters take defaults", ""},
+		// Issue 11.2: shared parameters and the output package, each once.
+		"use of no shared parameter": {"toolsets/demo/tools/bad.yaml", `
+name: bad
+title: {en: Bad, sk: Zlé}
+description: {en: Bad., sk: Zlé.}
+annotations: {readOnlyHint: true, openWorldHint: false}
+params:
+  - use: root
+output: {description: {en: x, sk: x}}
+`, "defines no parameter root", ""},
+		"structured output without outputPackage": {"toolsets/demo/tools/bad.yaml", `
+name: bad
+title: {en: Bad, sk: Zlé}
+description: {en: Bad., sk: Zlé.}
+annotations: {readOnlyHint: true, openWorldHint: false}
+params: []
+output: {description: {en: x, sk: x}, structured: Sum}
+`, "needs the toolset's outputPackage", ""},
+		"minimum above maximum": {"toolsets/demo/tools/bad.yaml", `
+name: bad
 title: {en: Bad, sk: Zlé}
 description: {en: Bad., sk: Zlé.}
 annotations: {readOnlyHint: true, openWorldHint: false}
@@ -258,11 +292,11 @@ output: {description: {en: x, sk: x}}
 				}
 			}
 			write("schema/spec.schema.json", string(specSchema))
-			toolsets := "toolsets:\n  - {name: demo, title: {en: D, sk: D}, description: {en: D, sk: D}, arguments: {invalid: protocol}}\n"
-			if c.toolsets != "" {
-				toolsets = c.toolsets
+			toolset := "{name: demo, title: {en: D, sk: D}, description: {en: D, sk: D}, arguments: {invalid: protocol}}\n"
+			if c.toolset != "" {
+				toolset = c.toolset
 			}
-			write("schema/toolsets.yaml", toolsets)
+			write("schema/toolsets/demo/toolset.yaml", toolset)
 			write("schema/"+c.file, c.body)
 			v, err := newSpecValidator(dir)
 			if err != nil {

@@ -3,8 +3,13 @@ package codegen
 import (
 	"bytes"
 	"fmt"
+	"go/ast"
 	"go/format"
+	"go/parser"
+	"go/token"
+	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/atombender/go-jsonschema/pkg/generator"
@@ -12,9 +17,12 @@ import (
 )
 
 // goTypes runs go-jsonschema (as a library) on one schema document and
-// returns the Go source of its types. Any warning is an error: a warning is
-// go-jsonschema silently degrading a type.
-func goTypes(pkg, id string, doc []byte) ([]byte, error) {
+// returns the Go source of its types. With onlyModels they are plain models
+// with no UnmarshalJSON: tool arguments are validated once, by the runtime
+// against the advertised schema, and decoding them must not validate a
+// second time. Any warning is an error: a warning is go-jsonschema silently
+// degrading a type.
+func goTypes(pkg, id string, doc []byte, onlyModels bool) ([]byte, error) {
 	var warnings []string
 	g, err := generator.New(generator.Config{
 		DefaultPackageName: pkg,
@@ -23,6 +31,7 @@ func goTypes(pkg, id string, doc []byte) ([]byte, error) {
 		Capitalizations:    []string{"ID", "URI", "URL", "JSON", "MIME", "TTL"},
 		ResolveExtensions:  []string{".json"},
 		Warner:             func(msg string) { warnings = append(warnings, msg) },
+		OnlyModels:         onlyModels,
 	})
 	if err != nil {
 		return nil, err
@@ -54,7 +63,7 @@ func goTypes(pkg, id string, doc []byte) ([]byte, error) {
 		src = bytes.TrimLeft(src[i+1:], "\n")
 	}
 	for _, bad := range []string{"_1 ", "interface{}"} {
-		if bytes.Contains(src, []byte(bad)) && !allowedInterface(src, bad) {
+		if bytes.Contains(src, []byte(bad)) && (onlyModels || !allowedInterface(src, bad)) {
 			return nil, fmt.Errorf("%s: generated types contain %q: a name collision or an untyped value the specs must avoid:\n%s", id, strings.TrimSpace(bad), offendingLines(src, bad))
 		}
 	}
@@ -81,6 +90,47 @@ func allowedInterface(src []byte, bad string) bool {
 		return false
 	}
 	return true
+}
+
+// structFields maps each struct type of generated Go source to its fields:
+// the JSON name of each field to its Go name and whether it is a pointer.
+func structFields(src []byte) (map[string]map[string]goField, error) {
+	f, err := parser.ParseFile(token.NewFileSet(), "types.go", src, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]map[string]goField{}
+	for _, decl := range f.Decls {
+		gd, ok := decl.(*ast.GenDecl)
+		if !ok || gd.Tok != token.TYPE {
+			continue
+		}
+		for _, spec := range gd.Specs {
+			ts := spec.(*ast.TypeSpec)
+			st, ok := ts.Type.(*ast.StructType)
+			if !ok {
+				continue
+			}
+			fields := map[string]goField{}
+			for _, field := range st.Fields.List {
+				if field.Tag == nil || len(field.Names) != 1 {
+					continue
+				}
+				tag, _ := strconv.Unquote(field.Tag.Value)
+				name, _, _ := strings.Cut(reflect.StructTag(tag).Get("json"), ",")
+				_, pointer := field.Type.(*ast.StarExpr)
+				fields[name] = goField{Name: field.Names[0].Name, Pointer: pointer}
+			}
+			out[ts.Name.Name] = fields
+		}
+	}
+	return out, nil
+}
+
+// goField is one field of a generated struct.
+type goField struct {
+	Name    string
+	Pointer bool
 }
 
 // header is the first lines of every generated Go file: the marker Go tools

@@ -90,58 +90,67 @@ func violationsText(ve *jsonschema.ValidationError) []string {
 
 var english = message.NewPrinter(language.English)
 
-// loadTree reads and validates every spec under root/dir.
+// specReader reads spec files of one tree, validating each against its
+// definition in spec.schema.json and recording its digest.
+type specReader struct {
+	root    string
+	v       *specValidator
+	sources []string // "path sha256:…" of every file read
+}
+
+// read decodes the spec file rel (relative to the repository root) into
+// into; ok is false when the file does not exist. source is the line a
+// generated header names the file by.
+func (r *specReader) read(rel, def string, into any) (source string, ok bool, err error) {
+	b, err := os.ReadFile(filepath.Join(r.root, filepath.FromSlash(rel)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	sum := sha256.Sum256(b)
+	source = rel + " sha256:" + hex.EncodeToString(sum[:])
+	r.sources = append(r.sources, source)
+	doc, err := yaml.YAMLToJSON(b)
+	if err != nil {
+		return "", false, fmt.Errorf("%s: %w", rel, err)
+	}
+	if err := r.v.check(def, rel, doc); err != nil {
+		return "", false, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(into); err != nil {
+		return "", false, fmt.Errorf("%s: %w", rel, err)
+	}
+	return source, true, nil
+}
+
+// toolsetsDir is the folder, inside a spec tree, that holds one folder per
+// toolset.
+const toolsetsDir = "toolsets"
+
+// loadTree reads and validates every spec under root/dir: the shared
+// server.yaml and errors.yaml (where the tree has them) and every toolset
+// folder under toolsets/.
 func loadTree(root, dir string, v *specValidator) (*Tree, error) {
 	t := &Tree{Dir: dir}
-	read := func(rel, def string, into any) (bool, error) {
-		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
-		if errors.Is(err, fs.ErrNotExist) {
-			return false, nil
-		}
-		if err != nil {
-			return false, err
-		}
-		sum := sha256.Sum256(b)
-		t.sources = append(t.sources, rel+" sha256:"+hex.EncodeToString(sum[:]))
-		doc, err := yaml.YAMLToJSON(b)
-		if err != nil {
-			return false, fmt.Errorf("%s: %w", rel, err)
-		}
-		if err := v.check(def, rel, doc); err != nil {
-			return false, err
-		}
-		dec := json.NewDecoder(bytes.NewReader(doc))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(into); err != nil {
-			return false, fmt.Errorf("%s: %w", rel, err)
-		}
-		return true, nil
-	}
+	r := &specReader{root: root, v: v}
 
-	var toolsets struct {
-		Server   *ServerSpec   `json:"server"`
-		Toolsets []ToolsetSpec `json:"toolsets"`
+	var server struct {
+		Server   *ServerSpec `json:"server"`
+		Toolsets []string    `json:"toolsets"`
 	}
-	if ok, err := read(path.Join(dir, "toolsets.yaml"), "toolsets", &toolsets); err != nil {
+	if _, _, err := r.read(path.Join(dir, "server.yaml"), "server", &server); err != nil {
 		return nil, err
-	} else if !ok {
-		return nil, fmt.Errorf("%s/toolsets.yaml is missing", dir)
 	}
-	t.Server, t.Toolsets = toolsets.Server, toolsets.Toolsets
-	known := map[string]bool{}
-	contract := map[string]ArgumentsSpec{}
-	for _, ts := range t.Toolsets {
-		if known[ts.Name] {
-			return nil, fmt.Errorf("%s/toolsets.yaml: toolset %s is listed twice", dir, ts.Name)
-		}
-		known[ts.Name] = true
-		contract[ts.Name] = ts.Arguments
-	}
+	t.Server = server.Server
 
 	var errs struct {
 		Errors []ErrorSpec `json:"errors"`
 	}
-	if _, err := read(path.Join(dir, "errors.yaml"), "errors", &errs); err != nil {
+	if _, _, err := r.read(path.Join(dir, "errors.yaml"), "errors", &errs); err != nil {
 		return nil, err
 	}
 	t.Errors = errs.Errors
@@ -153,118 +162,194 @@ func loadTree(root, dir string, v *specValidator) (*Tree, error) {
 		codes[e.Code] = true
 	}
 
+	folders, err := toolsetFolders(root, dir, server.Toolsets)
+	if err != nil {
+		return nil, err
+	}
+	if len(folders) == 0 {
+		return nil, fmt.Errorf("%s/%s/ holds no toolset folder", dir, toolsetsDir)
+	}
+	names := map[string]string{} // tool name → file, across toolsets
+	for _, name := range folders {
+		ts, err := r.loadToolset(t, path.Join(dir, toolsetsDir, name), name, names)
+		if err != nil {
+			return nil, err
+		}
+		t.Toolsets = append(t.Toolsets, ts)
+	}
+	sort.Strings(r.sources)
+	t.sources = r.sources
+	return t, nil
+}
+
+// toolsetFolders lists the toolset folders of a tree in the order the
+// reference documents them: the order server.yaml gives, which must name
+// every folder, or else by name.
+func toolsetFolders(root, dir string, order []string) ([]string, error) {
+	entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(dir), toolsetsDir))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	var folders []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			return nil, fmt.Errorf("%s/%s/%s: only toolset folders belong here", dir, toolsetsDir, e.Name())
+		}
+		folders = append(folders, e.Name())
+	}
+	if order == nil {
+		return folders, nil
+	}
+	for _, name := range order {
+		if !slices.Contains(folders, name) {
+			return nil, fmt.Errorf("%s/server.yaml: toolsets names %s, but there is no folder %s/%s/%s", dir, name, dir, toolsetsDir, name)
+		}
+	}
+	for _, name := range folders {
+		if !slices.Contains(order, name) {
+			return nil, fmt.Errorf("%s/server.yaml: toolsets does not name the toolset folder %s/%s/%s", dir, dir, toolsetsDir, name)
+		}
+	}
+	return order, nil
+}
+
+// loadToolset reads one toolset folder: toolset.yaml, and where present
+// prompts.yaml, resources.yaml, params.yaml and the tools/ folder. Its
+// prompts, resources and tools are appended to t; names records every tool
+// name (a tool name is unique across toolsets).
+func (r *specReader) loadToolset(t *Tree, dir, name string, names map[string]string) (ToolsetSpec, error) {
+	ts := ToolsetSpec{dir: dir, sources: map[string]string{}}
+	file := path.Join(dir, "toolset.yaml")
+	src, ok, err := r.read(file, "toolset", &ts)
+	if err != nil {
+		return ts, err
+	} else if !ok {
+		return ts, fmt.Errorf("%s is missing: every toolset folder has one", file)
+	}
+	ts.sources[toolsetFile] = src
+	if ts.Name != name {
+		return ts, fmt.Errorf("%s: name %q, but the folder is %s", file, ts.Name, name)
+	}
+
 	var prompts struct {
 		Prompts []PromptSpec `json:"prompts"`
 	}
-	if _, err := read(path.Join(dir, "prompts.yaml"), "prompts", &prompts); err != nil {
-		return nil, err
+	if src, ok, err := r.read(path.Join(dir, "prompts.yaml"), "prompts", &prompts); err != nil {
+		return ts, err
+	} else if ok {
+		ts.sources[promptsFile] = src
 	}
-	t.Prompts = prompts.Prompts
-	for _, p := range t.Prompts {
-		if !known[p.Toolset] {
-			return nil, fmt.Errorf("%s/prompts.yaml: prompt %s names unknown toolset %s", dir, p.Name, p.Toolset)
-		}
+	for _, p := range prompts.Prompts {
+		p.Toolset = name
+		t.Prompts = append(t.Prompts, p)
 	}
 
 	var resources struct {
 		Resources []ResourceSpec `json:"resources"`
 		Templates []TemplateSpec `json:"templates"`
 	}
-	if _, err := read(path.Join(dir, "resources.yaml"), "resources", &resources); err != nil {
-		return nil, err
+	if src, ok, err := r.read(path.Join(dir, "resources.yaml"), "resources", &resources); err != nil {
+		return ts, err
+	} else if ok {
+		ts.sources[resourcesFile] = src
 	}
-	t.Resources, t.Templates = resources.Resources, resources.Templates
-	for _, r := range t.Resources {
-		if !known[r.Toolset] {
-			return nil, fmt.Errorf("%s/resources.yaml: resource %s names unknown toolset %s", dir, r.URI, r.Toolset)
-		}
+	for _, res := range resources.Resources {
+		res.Toolset = name
+		t.Resources = append(t.Resources, res)
 	}
-	for _, r := range t.Templates {
-		if !known[r.Toolset] {
-			return nil, fmt.Errorf("%s/resources.yaml: template %s names unknown toolset %s", dir, r.URITemplate, r.Toolset)
-		}
+	for _, tmpl := range resources.Templates {
+		tmpl.Toolset = name
+		t.Templates = append(t.Templates, tmpl)
 	}
 
-	toolsDir := filepath.Join(root, filepath.FromSlash(dir), "tools")
+	var params struct {
+		Params []ParamSpec `json:"params"`
+	}
+	if src, ok, err := r.read(path.Join(dir, paramsFile), "params", &params); err != nil {
+		return ts, err
+	} else if ok {
+		ts.sources[paramsFile] = src
+	}
+	shared := map[string]ParamSpec{}
+	for _, p := range params.Params {
+		if _, dup := shared[p.Name]; dup {
+			return ts, fmt.Errorf("%s/%s: parameter %s is defined twice", dir, paramsFile, p.Name)
+		}
+		shared[p.Name] = p
+	}
+	used := map[string]bool{}
+
+	toolsDir := filepath.Join(r.root, filepath.FromSlash(dir), "tools")
 	entries, err := os.ReadDir(toolsDir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
+		return ts, err
 	}
-	names := map[string]string{}
-	for _, e := range entries {
-		if !e.IsDir() {
-			return nil, fmt.Errorf("%s/tools/%s: tools live in a directory named after their toolset", dir, e.Name())
+	var tools []*ToolSpec
+	for _, f := range entries {
+		if f.IsDir() || !strings.HasSuffix(f.Name(), ".yaml") {
+			return ts, fmt.Errorf("%s/tools/%s: only <tool>.yaml files belong here", dir, f.Name())
 		}
-		if !known[e.Name()] {
-			return nil, fmt.Errorf("%s/tools/%s: no such toolset in toolsets.yaml", dir, e.Name())
-		}
-		files, err := os.ReadDir(filepath.Join(toolsDir, e.Name()))
+		rel := path.Join(dir, "tools", f.Name())
+		tool := &ToolSpec{Toolset: name, file: rel, args: ts.Arguments}
+		src, _, err := r.read(rel, "tool", tool)
 		if err != nil {
-			return nil, err
+			return ts, err
 		}
-		for _, f := range files {
-			if f.IsDir() || !strings.HasSuffix(f.Name(), ".yaml") {
-				return nil, fmt.Errorf("%s/tools/%s/%s: only <tool>.yaml files belong here", dir, e.Name(), f.Name())
+		tool.digest = src
+		for i, p := range tool.Params {
+			if p.Use == "" {
+				continue
 			}
-			rel := path.Join(dir, "tools", e.Name(), f.Name())
-			tool := &ToolSpec{file: rel, args: contract[e.Name()]}
-			if _, err := read(rel, "tool", tool); err != nil {
-				return nil, err
+			def, ok := shared[p.Use]
+			if !ok {
+				return ts, fmt.Errorf("%s: use: %s, but %s/%s defines no parameter %s", rel, p.Use, dir, paramsFile, p.Use)
 			}
-			tool.digest = t.sources[len(t.sources)-1]
-			if err := checkTool(tool, e.Name(), strings.TrimSuffix(f.Name(), ".yaml")); err != nil {
-				return nil, err
+			used[p.Use] = true
+			tool.Params[i] = def
+		}
+		if tool.Output.Structured != "" {
+			if ts.OutputPackage == "" {
+				return ts, fmt.Errorf("%s: output.structured %s needs the toolset's outputPackage (%s)", rel, tool.Output.Structured, file)
 			}
-			if other, dup := names[tool.Name]; dup {
-				return nil, fmt.Errorf("%s: tool %s is already defined in %s", rel, tool.Name, other)
-			}
-			names[tool.Name] = rel
-			t.Tools = append(t.Tools, tool)
+			tool.structured = ts.OutputPackage + "." + tool.Output.Structured
+		}
+		if err := checkTool(tool, strings.TrimSuffix(f.Name(), ".yaml")); err != nil {
+			return ts, err
+		}
+		if other, dup := names[tool.Name]; dup {
+			return ts, fmt.Errorf("%s: tool %s is already defined in %s", rel, tool.Name, other)
+		}
+		names[tool.Name] = rel
+		tools = append(tools, tool)
+	}
+	for _, p := range params.Params {
+		if !used[p.Name] {
+			return ts, fmt.Errorf("%s/%s: parameter %s is used by no tool", dir, paramsFile, p.Name)
 		}
 	}
-	order := func(ts string) int {
-		return slices.IndexFunc(t.Toolsets, func(s ToolsetSpec) bool { return s.Name == ts })
-	}
-	// Within a toolset, the order toolsets.yaml gives (when it gives one)
-	// is the order tools are advertised and documented.
-	position := map[string]int{}
-	for _, ts := range t.Toolsets {
-		if ts.Order == nil {
-			continue
-		}
-		for i, name := range ts.Order {
-			position[name] = i
-			if other, ok := names[name]; !ok || !strings.Contains(other, "/tools/"+ts.Name+"/") {
-				return nil, fmt.Errorf("%s/toolsets.yaml: toolset %s lists %s, which is not a tool file of that toolset", dir, ts.Name, name)
+	// The order toolset.yaml gives (when it gives one) is the order tools
+	// are advertised and documented; otherwise the files' order.
+	if ts.Order != nil {
+		position := map[string]int{}
+		for i, tool := range ts.Order {
+			position[tool] = i
+			if !slices.ContainsFunc(tools, func(s *ToolSpec) bool { return s.Name == tool }) {
+				return ts, fmt.Errorf("%s: tools lists %s, but there is no %s/tools/%s.yaml", file, tool, dir, tool)
 			}
 		}
-		for name, file := range names {
-			if strings.Contains(file, "/tools/"+ts.Name+"/") && !slices.Contains(ts.Order, name) {
-				return nil, fmt.Errorf("%s/toolsets.yaml: toolset %s does not list its tool %s (%s)", dir, ts.Name, name, file)
+		for _, tool := range tools {
+			if _, ok := position[tool.Name]; !ok {
+				return ts, fmt.Errorf("%s: tools does not list its tool %s (%s)", file, tool.Name, tool.file)
 			}
 		}
+		sort.SliceStable(tools, func(i, j int) bool { return position[tools[i].Name] < position[tools[j].Name] })
 	}
-	sort.SliceStable(t.Tools, func(i, j int) bool {
-		oi, oj := order(t.Tools[i].Toolset), order(t.Tools[j].Toolset)
-		if oi != oj {
-			return oi < oj
-		}
-		pi, iok := position[t.Tools[i].Name]
-		pj, jok := position[t.Tools[j].Name]
-		if iok && jok && pi != pj {
-			return pi < pj
-		}
-		return t.Tools[i].file < t.Tools[j].file
-	})
-	sort.Strings(t.sources)
-	return t, nil
+	t.Tools = append(t.Tools, tools...)
+	return ts, nil
 }
 
 // checkTool enforces what the spec schema cannot express.
-func checkTool(tool *ToolSpec, dirToolset, fileStem string) error {
-	if tool.Toolset != dirToolset {
-		return fmt.Errorf("%s: toolset %q but the file is under tools/%s", tool.file, tool.Toolset, dirToolset)
-	}
+func checkTool(tool *ToolSpec, fileStem string) error {
 	if tool.Name != fileStem {
 		return fmt.Errorf("%s: tool %q must live in %s.yaml", tool.file, tool.Name, tool.Name)
 	}
@@ -274,6 +359,12 @@ func checkTool(tool *ToolSpec, dirToolset, fileStem string) error {
 			return fmt.Errorf("%s: parameter %s is declared twice", tool.file, p.Name)
 		}
 		seen[p.Name] = true
+		if err := noNestedDefault(p.Schema.values["items"]); err != nil {
+			return fmt.Errorf("%s: parameter %s: %w", tool.file, p.Name, err)
+		}
+		if err := noDefaultInProperties(p.Schema.values["properties"]); err != nil {
+			return fmt.Errorf("%s: parameter %s: %w", tool.file, p.Name, err)
+		}
 		if def := p.Default(); def != nil {
 			if err := checkDefault(p, tool.args, def); err != nil {
 				return fmt.Errorf("%s: parameter %s: %w", tool.file, p.Name, err)
@@ -293,9 +384,6 @@ func checkTool(tool *ToolSpec, dirToolset, fileStem string) error {
 		if min, ok := p.minimum(); ok && min < 0 && tool.args.IntegerStrings && p.Type() == "integer" {
 			return fmt.Errorf("%s: parameter %s: a string of digits cannot spell a minimum below 0 (%d)", tool.file, p.Name, min)
 		}
-	}
-	if tool.Output.Structured != "" && !strings.Contains(tool.Output.Structured, "/") {
-		return fmt.Errorf("%s: output.structured must be an import path and a type name", tool.file)
 	}
 	return nil
 }

@@ -31,7 +31,7 @@ func protocolFile(root string) ([]byte, error) {
 		return nil, err
 	}
 	sum := sha256.Sum256(b)
-	src, err := goTypes("protocol", "https://kontext.dev/schema/protocol/"+names[0], b)
+	src, err := goTypes("protocol", "https://kontext.dev/schema/protocol/"+names[0], b, false)
 	if err != nil {
 		return nil, err
 	}

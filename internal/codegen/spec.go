@@ -4,6 +4,16 @@
 //
 // Generate is a pure function of the files it reads: it returns every file it
 // would write, so TestGenerated can compare them with what is committed.
+//
+// Reading it top-down: load.go reads a spec tree (server.yaml, errors.yaml
+// and one folder per toolset, schema/toolsets/<toolset>/) into a Tree,
+// validating each file against schema/spec.schema.json; spec.go holds the
+// types it fills. schema.go renders a tool's input schema, the bytes the
+// server advertises and validates against. toolset.go turns one toolset into
+// its Go package, through go-jsonschema for the input models (gotypes.go)
+// and the templates/*.go.tmpl for the rest; structured.go reflects output
+// schemas. docs.go writes the references, errcodes.go and protocol.go the
+// shared packages, generate.go puts it all together.
 package codegen
 
 import (
@@ -26,10 +36,11 @@ func (t Text) In(lang string) string {
 	return t.EN
 }
 
-// ToolSpec is one schema/tools/<toolset>/<tool>.yaml.
+// ToolSpec is one schema/toolsets/<toolset>/tools/<tool>.yaml.
 type ToolSpec struct {
-	Name        string `json:"name"`
-	Toolset     string `json:"toolset"`
+	Name string `json:"name"`
+	// Toolset is the folder the file lives in.
+	Toolset     string `json:"-"`
 	Title       Text   `json:"title"`
 	Description Text   `json:"description"`
 	Annotations struct {
@@ -40,12 +51,17 @@ type ToolSpec struct {
 	} `json:"annotations"`
 	Params []ParamSpec `json:"params"`
 	Output struct {
-		Description Text   `json:"description"`
-		Structured  string `json:"structured"`
+		Description Text `json:"description"`
+		// Structured is the name of a type in the toolset's outputPackage.
+		Structured string `json:"structured"`
 	} `json:"output"`
 	Doc struct {
 		After *Text `json:"after"`
 	} `json:"doc"`
+
+	// structured is the output type's import path and name, when the tool
+	// has structured output.
+	structured string
 
 	file   string        // path relative to the repository root
 	digest string        // sha256 of the file
@@ -55,6 +71,9 @@ type ToolSpec struct {
 // ParamSpec is one tool parameter: its JSON Schema keywords plus the
 // bilingual description and doc overrides.
 type ParamSpec struct {
+	// Use names a parameter of the toolset's params.yaml that stands here;
+	// the loader replaces the reference with that parameter.
+	Use         string `json:"use"`
 	Name        string `json:"name"`
 	Required    bool   `json:"required"`
 	Description Text   `json:"description"`
@@ -174,7 +193,7 @@ func (p ParamSpec) enumValues() []json.RawMessage {
 	return vals
 }
 
-// ToolsetSpec is one entry of toolsets.yaml.
+// ToolsetSpec is one schema/toolsets/<toolset>/toolset.yaml.
 type ToolsetSpec struct {
 	Name         string        `json:"name"`
 	Title        Text          `json:"title"`
@@ -183,7 +202,27 @@ type ToolsetSpec struct {
 	Instructions string        `json:"instructions"`
 	Order        []string      `json:"tools"`
 	Arguments    ArgumentsSpec `json:"arguments"`
+	// OutputPackage is the import path of the types the tools name in
+	// output.structured.
+	OutputPackage string `json:"outputPackage"`
+
+	dir string // the toolset's folder, relative to the repository root
+	// sources are the "path sha256:…" lines of the folder's files other
+	// than its tools, by file name (toolsetFile, promptsFile, …).
+	sources map[string]string
 }
+
+// Dir is the toolset's folder, relative to the repository root.
+func (ts ToolsetSpec) Dir() string { return ts.dir }
+
+// The files of a toolset folder besides tools/, as keys of
+// ToolsetSpec.sources.
+const (
+	toolsetFile   = "toolset.yaml"
+	promptsFile   = "prompts.yaml"
+	resourcesFile = "resources.yaml"
+	paramsFile    = "params.yaml"
+)
 
 // ArgumentsSpec is a toolset's argument contract: how invalid arguments are
 // answered and which wider forms its parameters accept.
@@ -233,10 +272,10 @@ type ErrorSpec struct {
 	Emitted bool   `json:"emitted"`
 }
 
-// PromptSpec is one entry of prompts.yaml.
+// PromptSpec is one entry of a toolset's prompts.yaml.
 type PromptSpec struct {
 	Name        string `json:"name"`
-	Toolset     string `json:"toolset"`
+	Toolset     string `json:"-"` // the folder of the prompts.yaml
 	Title       Text   `json:"title"`
 	Description Text   `json:"description"`
 	Arguments   []struct {
@@ -246,22 +285,22 @@ type PromptSpec struct {
 	} `json:"arguments"`
 }
 
-// ResourceSpec is one fixed resource of resources.yaml.
+// ResourceSpec is one fixed resource of a toolset's resources.yaml.
 type ResourceSpec struct {
 	URI         string `json:"uri"`
 	Name        string `json:"name"`
-	Toolset     string `json:"toolset"`
+	Toolset     string `json:"-"` // the folder of the resources.yaml
 	Title       Text   `json:"title"`
 	Description Text   `json:"description"`
 	MIMEType    string `json:"mimeType"`
 	Doc         *Text  `json:"doc"`
 }
 
-// TemplateSpec is one resource template of resources.yaml.
+// TemplateSpec is one resource template of a toolset's resources.yaml.
 type TemplateSpec struct {
 	URITemplate string `json:"uriTemplate"`
 	Name        string `json:"name"`
-	Toolset     string `json:"toolset"`
+	Toolset     string `json:"-"` // the folder of the resources.yaml
 	Title       Text   `json:"title"`
 	Description Text   `json:"description"`
 	MIMEType    string `json:"mimeType"`
@@ -273,7 +312,7 @@ type Tree struct {
 	Dir       string
 	Server    *ServerSpec
 	Toolsets  []ToolsetSpec
-	Tools     []*ToolSpec // by toolset order, then file name
+	Tools     []*ToolSpec // by toolset, in each toolset's order
 	Errors    []ErrorSpec
 	Prompts   []PromptSpec
 	Resources []ResourceSpec

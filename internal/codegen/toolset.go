@@ -2,6 +2,7 @@ package codegen
 
 import (
 	"bytes"
+	"embed"
 	"encoding/json"
 	"fmt"
 	"path"
@@ -11,9 +12,19 @@ import (
 	"text/template"
 )
 
-// toolsetFiles generates the Go package of one toolset: its input types, the
-// canonical schemas, the handler interface, the registration table and the
-// CLI flags.
+// templateFiles are the templates of the Go files of a toolset package, one
+// per generated file (schemas.go.tmpl makes schemas_gen.go).
+//
+//go:embed templates/*.go.tmpl
+var templateFiles embed.FS
+
+var goTemplates = template.Must(template.New("").Funcs(funcs).ParseFS(templateFiles, "templates/*.go.tmpl"))
+
+// toolsetFiles generates the Go package of one toolset (its input types, the
+// canonical schemas, the handler interface, the registration table) and, in
+// its subpackage flags, the CLI flags of its tools: the command line's
+// dependency (urfave/cli) stays out of the toolset package, which servers
+// and embedders import.
 func toolsetFiles(tree *Tree, ts ToolsetSpec, dir, pkg string) (map[string][]byte, error) {
 	tools := tree.toolsOf(ts.Name)
 	var prompts []PromptSpec
@@ -34,14 +45,19 @@ func toolsetFiles(tree *Tree, ts ToolsetSpec, dir, pkg string) (map[string][]byt
 			templates = append(templates, r)
 		}
 	}
-	// Every file names the sources it was made from.
-	sources := []string{}
-	for _, s := range tree.sources {
-		file := strings.SplitN(s, " ", 2)[0]
-		if strings.Contains(file, "/tools/") && !strings.Contains(file, "/tools/"+ts.Name+"/") {
-			continue
+	// Each file names exactly the spec files it was read from, so a change
+	// to one toolset (or to one aspect of it) rewrites only what it affects.
+	sources := func(folderFiles ...string) []string {
+		var out []string
+		for _, t := range tools {
+			out = append(out, t.digest)
 		}
-		sources = append(sources, s)
+		for _, f := range folderFiles {
+			if src, ok := ts.sources[f]; ok {
+				out = append(out, src)
+			}
+		}
+		return out
 	}
 
 	out := map[string][]byte{}
@@ -62,40 +78,18 @@ func toolsetFiles(tree *Tree, ts ToolsetSpec, dir, pkg string) (map[string][]byt
 		defs.Write(s)
 	}
 	defs.WriteString(`}}`)
-	var typesBody []byte
+	models := []byte("package " + pkg + "\n")
+	var fields map[string]map[string]goField
 	if len(tools) > 0 {
 		var err error
-		typesBody, err = goTypes(pkg, "https://kontext.dev/gen/"+ts.Name+"/inputs.json", defs.Bytes())
+		models, err = goTypes(pkg, "https://kontext.dev/gen/"+ts.Name+"/inputs.json", defs.Bytes(), true)
 		if err != nil {
 			return nil, err
 		}
-	} else {
-		typesBody = []byte("package " + pkg + "\n")
-	}
-	var extra bytes.Buffer
-	for _, p := range prompts {
-		fmt.Fprintf(&extra, "\n// %sArgs are the arguments of the %s prompt.\ntype %sArgs struct {\n", goName(p.Name), p.Name, goName(p.Name))
-		for _, a := range p.Arguments {
-			req := "optional"
-			if a.Required {
-				req = "required"
-			}
-			fmt.Fprintf(&extra, "\t// %s: %s (%s).\n\t%s string\n", goName(a.Name), a.Description.EN, req, goName(a.Name))
+		if fields, err = structFields(models); err != nil {
+			return nil, err
 		}
-		extra.WriteString("}\n")
 	}
-	for _, r := range templates {
-		fmt.Fprintf(&extra, "\n// %sVars are the variables of %s.\ntype %sVars struct {\n", goName(r.Name), r.URITemplate, goName(r.Name))
-		for _, v := range templateVars(r.URITemplate) {
-			fmt.Fprintf(&extra, "\t%s string\n", goName(v))
-		}
-		extra.WriteString("}\n")
-	}
-	typesSrc, err := goFile(sources, append(typesBody, extra.Bytes()...))
-	if err != nil {
-		return nil, err
-	}
-	out[path.Join(dir, "types_gen.go")] = typesSrc
 
 	data := toolsetData{Package: pkg, Toolset: ts, Imports: map[string]string{}}
 	for _, t := range tools {
@@ -110,26 +104,33 @@ func toolsetFiles(tree *Tree, ts ToolsetSpec, dir, pkg string) (map[string][]byt
 			return nil, fmt.Errorf("%s: the input schema does not compile: %w", t.file, err)
 		}
 		td := toolData{Spec: t, Go: goName(t.Name), Schema: goStringLiteral(string(schema)), Forms: argumentForms(t), Invalid: invalidConst(t.args)}
-		if t.Output.Structured != "" {
-			i := strings.LastIndex(t.Output.Structured, ".")
-			imp, typ := t.Output.Structured[:i], t.Output.Structured[i+1:]
+		if t.structured != "" {
+			i := strings.LastIndex(t.structured, ".")
+			imp, typ := t.structured[:i], t.structured[i+1:]
 			alias := path.Base(imp)
 			data.Imports[imp] = alias
 			td.OutputType = alias + "." + typ
-			out, err := structuredOutput(t.Output.Structured)
+			out, err := structuredOutput(t.structured)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", t.Name, err)
 			}
 			td.OutputSchema = goStringLiteral(string(out))
 		}
 		td.Description = t.Description.EN + "\n\nReturns: " + t.Output.Description.EN
+		if td.Defaults, err = inputDefaults(t, fields[td.Go+"Input"]); err != nil {
+			return nil, err
+		}
 		for _, p := range t.Params {
 			td.Flags = append(td.Flags, flagFor(p))
 		}
 		data.Tools = append(data.Tools, td)
 	}
 	for _, p := range prompts {
-		data.Prompts = append(data.Prompts, promptData{Spec: p, Go: goName(p.Name)})
+		pd := promptData{Spec: p, Go: goName(p.Name)}
+		for _, a := range p.Arguments {
+			pd.Args = append(pd.Args, argData{Name: a.Name, Go: goName(a.Name), Description: a.Description.EN, Required: a.Required})
+		}
+		data.Prompts = append(data.Prompts, pd)
 	}
 	for _, r := range resources {
 		data.Resources = append(data.Resources, resourceData{Spec: r, Go: goName(r.Name)})
@@ -142,25 +143,48 @@ func toolsetFiles(tree *Tree, ts ToolsetSpec, dir, pkg string) (map[string][]byt
 		data.Templates = append(data.Templates, td)
 	}
 
-	for name, tmpl := range map[string]*template.Template{
-		"schemas_gen.go":  schemasTemplate,
-		"handlers_gen.go": handlersTemplate,
-		"register_gen.go": registerTemplate,
-		"flags_gen.go":    flagsTemplate,
+	// The input types: go-jsonschema's models, then what this generator
+	// adds to them (their defaults, the prompt and template arguments).
+	var inputs bytes.Buffer
+	inputs.Write(models)
+	if err := goTemplates.ExecuteTemplate(&inputs, "types.go.tmpl", data); err != nil {
+		return nil, fmt.Errorf("%s/types_gen.go: %w", dir, err)
+	}
+	// Of resources.yaml, the types need only the templates' variables.
+	typesFrom := []string{paramsFile, promptsFile}
+	if len(templates) > 0 {
+		typesFrom = append(typesFrom, resourcesFile)
+	}
+	typesSrc, err := goFile(sources(typesFrom...), inputs.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("%s/types_gen.go: %w", dir, err)
+	}
+	out[path.Join(dir, "types_gen.go")] = typesSrc
+
+	for _, f := range []struct {
+		name    string
+		sources []string
+	}{
+		{"schemas_gen.go", sources(toolsetFile, paramsFile)},
+		{"handlers_gen.go", sources(toolsetFile, promptsFile, resourcesFile)},
+		{"register_gen.go", sources(toolsetFile, paramsFile, promptsFile, resourcesFile)},
+		{"flags/flags_gen.go", sources(paramsFile)},
 	} {
 		var b bytes.Buffer
-		if err := tmpl.Execute(&b, data); err != nil {
-			return nil, fmt.Errorf("%s/%s: %w", dir, name, err)
+		if err := goTemplates.ExecuteTemplate(&b, strings.TrimSuffix(path.Base(f.name), "_gen.go")+".go.tmpl", data); err != nil {
+			return nil, fmt.Errorf("%s/%s: %w", dir, f.name, err)
 		}
-		src, err := goFile(sources, b.Bytes())
+		src, err := goFile(f.sources, b.Bytes())
 		if err != nil {
-			return nil, fmt.Errorf("%s/%s: %w", dir, name, err)
+			return nil, fmt.Errorf("%s/%s: %w", dir, f.name, err)
 		}
-		out[path.Join(dir, name)] = src
+		out[path.Join(dir, f.name)] = src
 	}
 	return out, nil
 }
 
+// toolsetData is what each template under templates/ is executed with: one
+// toolset, its tools, prompts and resources, ready to print.
 type toolsetData struct {
 	Package   string
 	Toolset   ToolsetSpec
@@ -185,6 +209,7 @@ type toolData struct {
 	// OutputSchema is the Go literal of the reflected output schema.
 	OutputSchema string
 	Flags        []flagData
+	Defaults     []defaultData
 }
 
 type flagData struct {
@@ -194,6 +219,90 @@ type flagData struct {
 type promptData struct {
 	Spec PromptSpec
 	Go   string
+	Args []argData
+}
+
+type argData struct {
+	Name, Go, Description string
+	Required              bool
+}
+
+// defaultData is one parameter default an input's ApplyDefaults sets.
+type defaultData struct {
+	Field string // the Go field
+	Value string // a Go literal
+}
+
+// inputDefaults are the assignments of a tool input's ApplyDefaults: one per
+// parameter with a default, into the field go-jsonschema made for it.
+// Setting them before the arguments are decoded leaves each default where
+// its argument is absent (or null, which decoding ignores for a value).
+func inputDefaults(t *ToolSpec, fields map[string]goField) ([]defaultData, error) {
+	var out []defaultData
+	for _, p := range t.Params {
+		def := p.Default()
+		if def == nil {
+			continue
+		}
+		f, ok := fields[p.Name]
+		if !ok || f.Pointer {
+			return nil, fmt.Errorf("%s: parameter %s has a default but go-jsonschema made no plain field for it", t.file, p.Name)
+		}
+		var v any
+		if err := json.Unmarshal(def, &v); err != nil {
+			return nil, err
+		}
+		var lit string
+		switch x := v.(type) {
+		case string:
+			lit = strconv.Quote(x)
+		case float64, bool:
+			lit = string(bytes.TrimSpace(def))
+		default:
+			return nil, fmt.Errorf("%s: parameter %s: a default must be a string, a number or a boolean, not %s", t.file, p.Name, def)
+		}
+		out = append(out, defaultData{Field: f.Name, Value: lit})
+	}
+	return out, nil
+}
+
+// noNestedDefault refuses a default in a nested schema (a parameter's
+// items, or one of its properties) or anywhere below it: ApplyDefaults sets
+// the defaults of parameters only, and a nested one would be advertised but
+// never applied.
+func noNestedDefault(schema json.RawMessage) error {
+	if schema == nil {
+		return nil
+	}
+	_, vals, err := orderedObject(schema)
+	if err != nil {
+		return err
+	}
+	if _, ok := vals["default"]; ok {
+		return fmt.Errorf("a default inside items or properties is never applied; only parameters take defaults")
+	}
+	if err := noNestedDefault(vals["items"]); err != nil {
+		return err
+	}
+	return noDefaultInProperties(vals["properties"])
+}
+
+// noDefaultInProperties applies noNestedDefault to each schema of a
+// properties keyword.
+func noDefaultInProperties(properties json.RawMessage) error {
+	if properties == nil {
+		return nil
+	}
+	_, vals, err := orderedObject(properties)
+	if err != nil {
+		return err
+	}
+	for _, v := range vals {
+		if err := noNestedDefault(v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 type resourceData struct {
@@ -342,10 +451,6 @@ var funcs = template.FuncMap{
 	},
 	"boolLit": boolLit,
 	"quote":   strconv.Quote,
-	"json": func(v any) string {
-		b, _ := json.Marshal(v)
-		return string(b)
-	},
 	"hasOutputs": func(tools []toolData) bool {
 		for _, t := range tools {
 			if t.OutputType != "" {
@@ -375,258 +480,7 @@ var funcs = template.FuncMap{
 		}
 		return false
 	},
-	"needsCLI": func(tools []toolData) bool {
-		for _, t := range tools {
-			for _, f := range t.Flags {
-				if strings.HasPrefix(f.Expr, "&cli.") {
-					return true
-				}
-			}
-		}
-		return false
-	},
 }
-
-var schemasTemplate = template.Must(template.New("schemas").Funcs(funcs).Parse(`package {{.Package}}
-
-// The input schemas of the {{.Toolset.Name}} tools: the exact bytes tools/list
-// advertises and the argument validator compiles.
-const (
-{{- range .Tools}}
-	{{schemaConst .Spec.Name}} = {{.Schema}}
-{{- end}}
-)
-
-{{- if hasOutputs .Tools}}
-
-// The output schemas of the tools with structured results, reflected from
-// their Go result types when this file was generated.
-const (
-{{- range .Tools}}{{if .OutputType}}
-	{{outputConst .Spec.Name}} = {{.OutputSchema}}
-{{- end}}{{end}}
-)
-{{- end}}
-
-// InputSchemas maps each tool of the toolset to its input schema.
-var InputSchemas = map[string]string{
-{{- range .Tools}}
-	{{quote .Spec.Name}}: {{schemaConst .Spec.Name}},
-{{- end}}
-}
-`))
-
-var handlersTemplate = template.Must(template.New("handlers").Funcs(funcs).Parse(`package {{.Package}}
-
-import (
-	"context"
-{{if needsMCP .}}
-	"github.com/kontext-dev/kontext/internal/mcp"
-{{- end}}
-{{- range $path, $name := .Imports}}
-	{{$name}} {{quote $path}}
-{{- end}}
-)
-
-// Handlers is what the hand-written {{.Toolset.Name}} toolset implements: one
-// method per tool, prompt and resource in the specs. Assert it with
-//
-//	var _ {{.Package}}.Handlers = (*handlers)(nil)
-//
-// and the compiler names whatever is missing.
-type Handlers interface {
-{{- range .Tools}}
-	// {{.Go}} runs the {{.Spec.Name}} tool ({{.Spec.Title.EN}}).
-	{{- if .OutputType}}
-	// It returns structured content; its outputSchema is reflected from the type.
-	{{.Go}}(ctx context.Context, in *{{.Go}}Input) (*{{.OutputType}}, error)
-	{{- else}}
-	{{.Go}}(ctx context.Context, in *{{.Go}}Input) (*mcp.ToolResult, error)
-	{{- end}}
-{{- end}}
-{{- range .Prompts}}
-	// Prompt{{.Go}} answers prompts/get for {{.Spec.Name}}.
-	Prompt{{.Go}}(ctx context.Context, args *{{.Go}}Args) (*mcp.PromptResult, error)
-{{- end}}
-{{- range .Resources}}
-	// Read{{.Go}} answers resources/read for {{.Spec.URI}}.
-	Read{{.Go}}(ctx context.Context) (*mcp.ResourceContents, error)
-{{- end}}
-{{- range .Templates}}
-	// Read{{.Go}} answers resources/read for {{.Spec.URITemplate}}; (nil, nil)
-	// when no such resource exists.
-	Read{{.Go}}(ctx context.Context, vars *{{.Go}}Vars) (*mcp.ResourceContents, error)
-	// List{{.Go}} lists the {{.Spec.URITemplate}} resources that exist now.
-	List{{.Go}}(ctx context.Context) ([]*mcp.Resource, error)
-{{- end}}
-}
-`))
-
-var registerTemplate = template.Must(template.New("register").Funcs(funcs).Parse(`package {{.Package}}
-
-import (
-	"context"
-	"encoding/json"
-
-	"github.com/kontext-dev/kontext/internal/mcp"
-)
-
-// Name is the toolset's name (--toolsets).
-const Name = {{quote .Toolset.Name}}
-
-// Description says what the toolset is for.
-const Description = {{quote .Toolset.Description.EN}}
-
-{{- range .Tools}}{{if ne .Forms "nil"}}
-
-// {{formsVar .Spec.Name}} are the wider forms {{.Spec.Name}}'s arguments take (the
-// toolset's argument contract), brought to plain values before decoding.
-var {{formsVar .Spec.Name}} = {{.Forms}}
-{{- end}}{{end}}
-
-// Toolset returns the {{.Toolset.Name}} toolset served by h. With a nil h it
-// describes the toolset (names, schemas, annotations) without serving it.
-func Toolset(h Handlers) *mcp.Toolset {
-	return &mcp.Toolset{
-		Name:         Name,
-		Description:  Description,
-		Instructions: {{quote .Toolset.Instructions}},
-		Tools: []*mcp.Tool{
-{{- range .Tools}}
-			{
-				Name:        {{quote .Spec.Name}},
-				Title:       {{quote .Spec.Title.EN}},
-				Description: {{quote .Description}},
-				Toolset:     Name,
-				Annotations: mcp.Annotations{
-					ReadOnly:    {{boolLit .Spec.Annotations.ReadOnly}},
-					Destructive: {{boolLit .Spec.Annotations.Destructive}},
-					Idempotent:  {{boolLit .Spec.Annotations.Idempotent}},
-					OpenWorld:   {{boolLit .Spec.Annotations.OpenWorld}},
-				},
-				InputSchema: json.RawMessage({{schemaConst .Spec.Name}}),
-{{- if .OutputType}}
-				OutputSchema: json.RawMessage({{outputConst .Spec.Name}}),
-{{- end}}
-				InvalidArguments: {{.Invalid}},
-				Call: func(ctx context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
-					in := new({{.Go}}Input)
-					notes, err := mcp.DecodeArguments(args, in, {{if eq .Forms "nil"}}nil{{else}}{{formsVar .Spec.Name}}{{end}})
-					if err != nil {
-						return nil, err
-					}
-{{- if .OutputType}}
-					out, err := h.{{.Go}}(ctx, in)
-					if err != nil {
-						return nil, err
-					}
-					res, err := mcp.StructuredResult(out)
-					return mcp.WithNotes(res, err, notes)
-{{- else}}
-					res, err := h.{{.Go}}(ctx, in)
-					return mcp.WithNotes(res, err, notes)
-{{- end}}
-				},
-			},
-{{- end}}
-		},
-{{- if .Prompts}}
-		Prompts: []*mcp.Prompt{
-{{- range .Prompts}}
-			{
-				Name:        {{quote .Spec.Name}},
-				Title:       {{quote .Spec.Title.EN}},
-				Description: {{quote .Spec.Description.EN}},
-				Toolset:     Name,
-				Arguments: []mcp.PromptArgument{
-{{- range .Spec.Arguments}}
-					{Name: {{quote .Name}}, Description: {{quote .Description.EN}}, Required: {{.Required}}},
-{{- end}}
-				},
-				Get: func(ctx context.Context, args map[string]string) (*mcp.PromptResult, error) {
-					return h.Prompt{{.Go}}(ctx, &{{.Go}}Args{
-{{- range .Spec.Arguments}}
-						{{goName .Name}}: args[{{quote .Name}}],
-{{- end}}
-					})
-				},
-			},
-{{- end}}
-		},
-{{- end}}
-{{- if .Resources}}
-		Resources: []*mcp.Resource{
-{{- range .Resources}}
-			{
-				URI:         {{quote .Spec.URI}},
-				Name:        {{quote .Spec.Name}},
-				Title:       {{quote .Spec.Title.EN}},
-				Description: {{quote .Spec.Description.EN}},
-				MIMEType:    {{quote .Spec.MIMEType}},
-				Toolset:     Name,
-				Read: func(ctx context.Context) (*mcp.ResourceContents, error) {
-					return h.Read{{.Go}}(ctx)
-				},
-			},
-{{- end}}
-		},
-{{- end}}
-{{- if .Templates}}
-		Templates: []*mcp.ResourceTemplate{
-{{- range .Templates}}
-			{
-				URITemplate: {{quote .Spec.URITemplate}},
-				Name:        {{quote .Spec.Name}},
-				Title:       {{quote .Spec.Title.EN}},
-				Description: {{quote .Spec.Description.EN}},
-				MIMEType:    {{quote .Spec.MIMEType}},
-				Toolset:     Name,
-				Read: func(ctx context.Context, vars map[string]string) (*mcp.ResourceContents, error) {
-					return h.Read{{.Go}}(ctx, &{{.Go}}Vars{
-{{- range .Vars}}
-						{{.Go}}: vars[{{quote .Name}}],
-{{- end}}
-					})
-				},
-				List: func(ctx context.Context) ([]*mcp.Resource, error) {
-					return h.List{{.Go}}(ctx)
-				},
-			},
-{{- end}}
-		},
-{{- end}}
-	}
-}
-`))
-
-var flagsTemplate = template.Must(template.New("flags").Funcs(funcs).Parse(`package {{.Package}}
-
-import (
-	"github.com/urfave/cli/v2"
-{{- if needsCLIFlag .Tools}}
-
-	"github.com/kontext-dev/kontext/internal/cliflag"
-{{- end}}
-)
-
-// Flags returns the command-line flags of a tool, one per parameter, for
-// "kontext call <tool>" and the tool's own verb; nil for an unknown tool.
-// No flag has a default: an unset flag leaves the argument out and the
-// schema's default applies, exactly as over MCP.
-func Flags(tool string) []cli.Flag {
-	switch tool {
-{{- range .Tools}}
-	case {{quote .Spec.Name}}:
-		return []cli.Flag{
-{{- range .Flags}}
-			{{.Expr}},
-{{- end}}
-		}
-{{- end}}
-	}
-	return nil
-}
-`))
 
 // kebabCase is a parameter's name as a command-line flag spells it:
 // budget_tokens → budget-tokens, maxModules → max-modules.

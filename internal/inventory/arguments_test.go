@@ -173,6 +173,7 @@ func TestKnowledgeInvalidArgumentsAreResults(t *testing.T) {
 	cases := map[string]string{
 		`ctx_search {"limit":5}`:                                "Invalid arguments for ctx_search: query: missing (required).",
 		`ctx_search {"query":"zebra","kinds":"decision,adrs"}`:  `kinds[1]: must be one of decision, convention`,
+		`ctx_search {"query":"zebra","kinds":["recipe"]}`:       `kinds[0]: must be one of decision, convention`,
 		`ctx_search {"query":"zebra","sources":"wiki"}`:         `sources: unknown source "wiki"`,
 		`ctx_capture {"kind":"decision","title":"","body":"b"}`: "Invalid arguments for ctx_capture: title: must not be empty.",
 		`ctx_capture {"kind":"decision","title":"t","body":"b","tags":"a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,a1,b1,c1,d1,e1,f1,g1,h1,i1,j1,k1,l1,m1,n1,o1,p1,q1,r1,s1,t1,u1,v1,w1,x1,y1"}`: "tags: takes at most 50 items, got 51",

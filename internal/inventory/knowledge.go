@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	spec "github.com/kontext-dev/kontext/gen/toolsets/knowledge"
+	"github.com/kontext-dev/kontext/gen/toolsets/knowledge/flags"
 	kcli "github.com/kontext-dev/kontext/internal/cli"
 	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/git"
@@ -32,7 +33,7 @@ func Knowledge() kcli.ToolsetFactory {
 			h := knowledgetools.New(svc)
 			return h.Toolset(), h.Attach, nil
 		},
-		Flags:         spec.Flags,
+		Flags:         flags.Flags,
 		Category:      kcli.CategoryKnowledge,
 		NeedsWorkTree: true,
 		Verbs: []kcli.Verb{

@@ -4,6 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	spec "github.com/kontext-dev/kontext/gen/toolsets/repo"
+	"github.com/kontext-dev/kontext/gen/toolsets/repo/flags"
 	kcli "github.com/kontext-dev/kontext/internal/cli"
 	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/mcp"
@@ -36,7 +37,7 @@ func Repo() kcli.ToolsetFactory {
 // the tool analyses (and a second --root would not parse).
 func repoFlags(tool string) []cli.Flag {
 	var out []cli.Flag
-	for _, f := range spec.Flags(tool) {
+	for _, f := range flags.Flags(tool) {
 		if f.Names()[0] != "root" {
 			out = append(out, f)
 		}

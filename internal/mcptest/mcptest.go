@@ -23,6 +23,7 @@ import (
 	"github.com/kontext-dev/kontext/internal/mcp"
 	"github.com/kontext-dev/kontext/internal/mcptest/result"
 	"github.com/kontext-dev/kontext/internal/mcptest/spec"
+	"github.com/kontext-dev/kontext/internal/mcptest/spec/flags"
 )
 
 // Kit is the testkit toolset's state.
@@ -212,6 +213,6 @@ func Factory() cli.ToolsetFactory {
 			k := New(root)
 			return k.Toolset(), k.Attach, nil
 		},
-		Flags: spec.Flags,
+		Flags: flags.Flags,
 	}
 }

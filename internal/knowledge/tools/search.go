@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	spec "github.com/kontext-dev/kontext/gen/toolsets/knowledge"
@@ -15,15 +14,10 @@ import (
 // estimate, and close enough for English and code).
 const charsPerToken = 4
 
-// searchKinds are the kinds ctx_search knows.
-var searchKinds = []string{"decision", "convention", "learning", "incident", "architecture", "doc", "commit"}
-
+// CtxSearch needs no check of kinds: the generated input schema holds the
+// spec's enum (and aliases) in both of a list's forms, the array's items and
+// the comma-separated string's pattern, so an unknown kind never gets here.
 func (h *Handlers) CtxSearch(ctx context.Context, in *spec.CtxSearchInput) (*mcp.ToolResult, error) {
-	for _, k := range in.Kinds {
-		if !slices.Contains(searchKinds, k) {
-			return nil, mcp.InvalidParams(map[string]any{"tool": "ctx_search"}, mcp.Violation{Path: "/arguments/kinds", Message: fmt.Sprintf("unknown kind %q: use %s", k, strings.Join(searchKinds, ", "))})
-		}
-	}
 	for _, s := range in.Sources {
 		if s != "local" {
 			// Adapters are the only other sources, and none is configured.

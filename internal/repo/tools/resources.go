@@ -8,9 +8,9 @@ import (
 )
 
 // The resources are the compact answers of the overview tools on the
-// server's root, with every parameter at its default: decoding "{}" gives
-// the defaults the schema states, so a resource and a call without
-// arguments cannot drift apart.
+// server's root, with every parameter at its default: the generated
+// ApplyDefaults sets the defaults the schema states, exactly as for a call
+// without arguments, so the two cannot drift apart.
 
 func (h *Handlers) ReadRepositoryContext(ctx context.Context) (*mcp.ResourceContents, error) {
 	return readAs(ctx, h.GetRepositoryContext)
@@ -32,11 +32,9 @@ func (h *Handlers) ReadRepositoryDecisions(ctx context.Context) (*mcp.ResourceCo
 	return readAs(ctx, h.GetDecisions)
 }
 
-func readAs[In, Out any](ctx context.Context, tool func(context.Context, *In) (*Out, error)) (*mcp.ResourceContents, error) {
-	in := new(In)
-	if err := json.Unmarshal([]byte("{}"), in); err != nil {
-		return nil, err
-	}
+func readAs[T any, In mcp.Input[T], Out any](ctx context.Context, tool func(context.Context, In) (*Out, error)) (*mcp.ResourceContents, error) {
+	in := In(new(T))
+	in.ApplyDefaults()
 	out, err := tool(ctx, in)
 	if err != nil {
 		return nil, err

@@ -193,28 +193,29 @@ func (c *call) describeTool(t *Tool) protocol.Tool {
 }
 
 func (c *call) callTool() (any, error) {
-	var p protocol.CallToolParams
-	if err := decodeParams(c.params, &p); err != nil {
+	name, err := c.toolName()
+	if err != nil {
 		return nil, err
 	}
-	t, ok := c.ss.srv.tool(p.Name)
+	t, ok := c.ss.srv.tool(name)
 	if !ok {
-		return nil, InvalidParams(map[string]any{"tool": p.Name}, Violation{Path: "/name", Message: "unknown tool " + p.Name})
+		return nil, InvalidParams(map[string]any{"tool": name}, Violation{Path: "/name", Message: "unknown tool " + name})
 	}
-	if vs, problems := t.validator.validate(p.Arguments); len(vs) > 0 {
+	args := c.envelope.Arguments
+	if vs, problems := t.validator.validate(args); len(vs) > 0 {
 		if t.InvalidArguments == InvalidArgumentsToolResult && !c.ss.srv.opts.RefuseInvalidArguments {
-			return c.toolResult(invalidArgumentsResult(p.Name, problems)), nil
+			return c.toolResult(invalidArgumentsResult(name, problems)), nil
 		}
 		for i := range vs {
 			vs[i].Path = "/arguments" + vs[i].Path
 		}
-		return nil, InvalidParams(map[string]any{"tool": p.Name}, vs...)
+		return nil, InvalidParams(map[string]any{"tool": name}, vs...)
 	}
-	res, err := t.Call(c.ctx, p.Arguments)
+	res, err := t.Call(c.ctx, args)
 	if err != nil {
 		if e, ok := asProtocolError(err); ok {
 			if t.InvalidArguments == InvalidArgumentsToolResult && !c.ss.srv.opts.RefuseInvalidArguments && e.Code == errcodes.InvalidParams {
-				return c.toolResult(invalidArgumentsResult(p.Name, refusedArguments(e))), nil
+				return c.toolResult(invalidArgumentsResult(name, refusedArguments(e))), nil
 			}
 			return nil, e
 		}

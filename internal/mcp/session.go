@@ -129,6 +129,8 @@ type call struct {
 	key    string // the wire id, normalised, for notifications/cancelled
 	method string
 	params json.RawMessage
+	// envelope is params decoded once, on arrival.
+	envelope requestEnvelope
 
 	modern   bool
 	version  string
@@ -342,14 +344,12 @@ func (c *call) forget() {
 // readMeta decides the request's era from params._meta and checks what the
 // modern era requires.
 func (c *call) readMeta() *Error {
-	var envelope struct {
-		Meta json.RawMessage `json:"_meta"`
-	}
 	if len(c.params) > 0 {
-		if err := json.Unmarshal(c.params, &envelope); err != nil {
+		if err := json.Unmarshal(c.params, &c.envelope); err != nil {
 			return InvalidParams(nil, Violation{Path: "", Message: err.Error()})
 		}
 	}
+	envelope := &c.envelope
 	c.ss.mu.Lock()
 	c.version = c.ss.version
 	initialized := c.ss.initialized

@@ -1,11 +1,13 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/kontext-dev/kontext/gen/errcodes"
@@ -224,8 +226,9 @@ func (c *call) callTool() (any, error) {
 	return c.toolResult(res), nil
 }
 
-// toolResult is a tool's answer as the negotiated revision shapes it.
-func (c *call) toolResult(res *ToolResult) protocol.CallToolResult {
+// toolResult is a tool's answer as the negotiated revision shapes it,
+// encoded.
+func (c *call) toolResult(res *ToolResult) json.RawMessage {
 	if res == nil {
 		res = &ToolResult{}
 	}
@@ -239,10 +242,57 @@ func (c *call) toolResult(res *ToolResult) protocol.CallToolResult {
 	if res.Structured != nil && c.feat.structured {
 		out.StructuredContent = marshal(res.Structured)
 	}
+	mirror := res.mirror
 	if f := c.ss.srv.opts.OutputFilter; f != nil {
 		out.Content, out.StructuredContent = filterResult(f, out.Content, out.StructuredContent, res.mirror)
+		mirror = nil // the filter may have rewritten it
 	}
-	return out
+	if body, ok := encodeToolResult(out, mirror); ok {
+		return body
+	}
+	// Some block is not JSON: encoding/json words the failure.
+	return marshal(out)
+}
+
+// encodeToolResult encodes a result as marshal does, in one pass: instead
+// of reflecting over the struct and compacting every raw block into a
+// buffer of its own, it compacts them straight into the answer; mirror,
+// the block StructuredResult encoded, is copied as it is. It reports false
+// when a block is not valid JSON.
+func encodeToolResult(out protocol.CallToolResult, mirror json.RawMessage) (json.RawMessage, bool) {
+	size := 64 + len(out.StructuredContent)
+	for _, block := range out.Content {
+		size += len(block) + 1
+	}
+	b := bytes.NewBuffer(make([]byte, 0, size))
+	b.WriteString(`{"content":[`)
+	for i, block := range out.Content {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		switch {
+		case block == nil:
+			b.WriteString("null")
+		case len(block) > 0 && len(block) == len(mirror) && &block[0] == &mirror[0]:
+			b.Write(block)
+		default:
+			if json.Compact(b, block) != nil {
+				return nil, false
+			}
+		}
+	}
+	b.WriteByte(']')
+	if out.IsError != nil {
+		b.WriteString(`,"isError":` + strconv.FormatBool(*out.IsError))
+	}
+	if len(out.StructuredContent) > 0 {
+		b.WriteString(`,"structuredContent":`)
+		if json.Compact(b, out.StructuredContent) != nil {
+			return nil, false
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), true
 }
 
 // invalidArgumentsResult is the tool result that answers invalid arguments

@@ -1,10 +1,13 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/kontext-dev/kontext/gen/protocol"
 )
 
 // callToolParams decodes as protocol.CallToolParams did when tools/call
@@ -101,4 +104,42 @@ func FuzzToolName(f *testing.F) {
 			t.Fatalf("%s: toolName is %q, CallToolParams.Name %q", params, got, want.Name)
 		}
 	})
+}
+
+// encodeToolResult must write what marshal writes for the same result.
+func TestEncodeToolResultMatchesMarshal(t *testing.T) {
+	structured, err := StructuredResult(map[string]any{"sum": 3, "html": "<a>&</a>", "sep": "\u2028"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	isError := true
+	cases := []struct {
+		name   string
+		out    protocol.CallToolResult
+		mirror json.RawMessage
+	}{
+		{"empty", protocol.CallToolResult{Content: []json.RawMessage{}}, nil},
+		{"text", protocol.CallToolResult{Content: []json.RawMessage{TextBlock("a <b> & \"c\"\n")}}, nil},
+		{"error", protocol.CallToolResult{Content: []json.RawMessage{TextBlock("x")}, IsError: &isError}, nil},
+		{"structured", protocol.CallToolResult{Content: structured.Content, StructuredContent: marshal(structured.Structured)}, structured.mirror},
+		{"spaced", protocol.CallToolResult{Content: []json.RawMessage{json.RawMessage("{ \"type\" : \"text\",\n \"text\": \"a b\" }")}, StructuredContent: json.RawMessage(`{ "a" : [1, 2] }`)}, nil},
+		{"nil block", protocol.CallToolResult{Content: []json.RawMessage{nil, TextBlock("y")}}, nil},
+		{"empty block", protocol.CallToolResult{Content: []json.RawMessage{{}}}, nil},
+		{"invalid block", protocol.CallToolResult{Content: []json.RawMessage{json.RawMessage(`{"type":`)}}, nil},
+		{"invalid structured", protocol.CallToolResult{Content: []json.RawMessage{}, StructuredContent: json.RawMessage(`{,}`)}, nil},
+	}
+	for _, tc := range cases {
+		want := marshal(tc.out)
+		got, ok := encodeToolResult(tc.out, tc.mirror)
+		if !ok {
+			got = marshal(tc.out) // what toolResult falls back to
+			if json.Valid(want) && !bytes.HasPrefix(want, []byte(`{"error":`)) {
+				t.Errorf("%s: encodeToolResult refused what marshal encodes as %s", tc.name, want)
+			}
+			continue
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: encodeToolResult wrote\n%s\nmarshal writes\n%s", tc.name, got, want)
+		}
+	}
 }

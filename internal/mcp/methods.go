@@ -124,14 +124,20 @@ type cursor struct {
 // page returns the [start, end) of the page a request asks for, and the
 // cursor of the next page ("" at the end).
 func (c *call) page(list string, total int) (int, int, *string, error) {
+	srv := c.ss.srv
+	srv.mu.RLock()
+	version := srv.listVersion
+	srv.mu.RUnlock()
+	return c.pageOf(list, total, version)
+}
+
+// pageOf is page for a list of the given version.
+func (c *call) pageOf(list string, total int, version uint64) (int, int, *string, error) {
 	var p protocol.PaginatedParams
 	if err := decodeParams(c.params, &p); err != nil {
 		return 0, 0, nil, err
 	}
 	srv := c.ss.srv
-	srv.mu.RLock()
-	version := srv.listVersion
-	srv.mu.RUnlock()
 	start := 0
 	if p.Cursor != nil {
 		raw, err := base64.RawURLEncoding.DecodeString(*p.Cursor)
@@ -158,16 +164,23 @@ func (c *call) page(list string, total int) (int, int, *string, error) {
 }
 
 func (c *call) listTools() (any, error) {
-	tools := c.ss.srv.Tools()
-	start, end, next, err := c.page("tools", len(tools))
+	srv := c.ss.srv
+	tools, version := srv.toolsAndVersion()
+	start, end, next, err := c.pageOf("tools", len(tools), version)
 	if err != nil {
 		return nil, err
+	}
+	key := toolPageKey{feat: c.feat, start: start}
+	if body, ok := srv.cachedToolPage(version, key); ok {
+		return body, nil
 	}
 	out := protocol.ListToolsResult{Tools: make([]protocol.Tool, 0, end-start), NextCursor: next}
 	for _, t := range tools[start:end] {
 		out.Tools = append(out.Tools, c.describeTool(t))
 	}
-	return out, nil
+	body := json.RawMessage(marshal(out))
+	srv.cacheToolPage(version, key, body)
+	return body, nil
 }
 
 // describeTool is a tool as the negotiated revision defines it.

@@ -48,7 +48,7 @@ type lineConn struct {
 	// trace, when set, sees every line read and written (for tests and
 	// KONTEXT_TRACE).
 	trace func(out bool, line []byte)
-	// logf reports stream-level problems as diagnostics (stderr).
+	// logf reports framing problems as diagnostics (stderr).
 	logf func(format string, args ...any)
 }
 
@@ -408,7 +408,7 @@ func joinResponse(id json.RawMessage, member string, body json.RawMessage) []byt
 	return append(out, '}')
 }
 
-// errorLine builds an error response for the stream's own answers.
+// errorLine builds an error response for the framing's own answers.
 func errorLine(id json.RawMessage, code int64, data any) []byte {
 	return joinResponse(id, "error", marshal(NewError(code, data)))
 }

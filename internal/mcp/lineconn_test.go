@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -49,11 +50,11 @@ func TestServerDropsResponses(t *testing.T) {
 	input := strings.Repeat(`{"jsonrpc":"2.0","id":6,"result":{}}`+"\n", 3) +
 		`[{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":"x"}}]` + "\n"
 	conn := &dataErrConn{Reader: strings.NewReader(input)}
-	ss := newSession(context.Background(), srv, conn)
-	if err := ss.run(); err != nil {
+	lines := newLineConn(conn, conn, conn, 0)
+	lines.logf = func(format string, args ...any) { srv.log.Warn(fmt.Sprintf(format, args...)) }
+	if err := srv.serve(context.Background(), lines); err != nil {
 		t.Fatal(err)
 	}
-	lines := ss.conn.(*lineConn)
 	if len(lines.queue) != 0 || len(lines.pending) != 0 {
 		t.Errorf("the server's conn kept %d messages and %d requests, want none", len(lines.queue), len(lines.pending))
 	}

@@ -378,7 +378,15 @@ func (s *Server) capabilities() capabilities {
 // requests have finished (or DrainTimeout passed). It returns nil on a clean
 // end of input.
 func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
-	ss := newSession(ctx, s, rwc)
+	lines := newLineConn(rwc, rwc, rwc, s.opts.MaxMessageBytes)
+	lines.trace = s.opts.Trace
+	lines.logf = func(format string, args ...any) { s.log.Warn(fmt.Sprintf(format, args...)) }
+	return s.serve(ctx, lines)
+}
+
+// serve runs one session over c until its input ends.
+func (s *Server) serve(ctx context.Context, c conn) error {
+	ss := newSession(ctx, s, c)
 	s.sessionsMu.Lock()
 	s.sessions[ss] = struct{}{}
 	s.sessionsMu.Unlock()

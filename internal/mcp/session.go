@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"runtime/debug"
 	"slices"
@@ -50,7 +49,7 @@ type session struct {
 	onTurn func(delta int)
 }
 
-func newSession(ctx context.Context, srv *Server, rwc io.ReadWriteCloser) *session {
+func newSession(ctx context.Context, srv *Server, c conn) *session {
 	ctx, cancel := context.WithCancel(ctx)
 	ss := &session{
 		srv:        srv,
@@ -63,11 +62,8 @@ func newSession(ctx context.Context, srv *Server, rwc io.ReadWriteCloser) *sessi
 		subscribed: map[string]bool{},
 		listeners:  map[string]*call{},
 		turns:      make(chan struct{}, srv.opts.MaxInFlight),
+		conn:       c,
 	}
-	lines := newLineConn(rwc, rwc, rwc, srv.opts.MaxMessageBytes)
-	lines.trace = srv.opts.Trace
-	lines.logf = func(format string, args ...any) { ss.log.Warn(fmt.Sprintf(format, args...)) }
-	ss.conn = lines
 	return ss
 }
 

@@ -163,6 +163,10 @@ type server struct {
 	echo bool
 	// unavailable, when set, says why the server is skipped.
 	unavailable string
+	// toolCall is the params of the tools/call the benchmark times: a
+	// cheap tool with structured arguments, so that the figure is the
+	// runtime's envelope, validation and result encoding. Empty: not timed.
+	toolCall string
 }
 
 // prepareServers builds the Go binaries and finds the reference server. A
@@ -182,7 +186,8 @@ func prepareServers(cfg config, tmp string) []*server {
 	}
 	servers = append(servers, kontext)
 
-	testkit := &server{name: "kontext-testkit", about: "kontext runtime + the testkit toolset"}
+	testkit := &server{name: "kontext-testkit", about: "kontext runtime + the testkit toolset",
+		toolCall: `{"name":"add","arguments":{"a":1,"b":2}}`}
 	if wanted(testkit.name) {
 		root := filepath.Join(tmp, "testkit-root")
 		if bin, err := goBuild(cfg.repo, tmp, "./internal/mcptest/cmd/kontext-testkit", "kontext-testkit"); err != nil {
@@ -195,7 +200,8 @@ func prepareServers(cfg config, tmp string) []*server {
 	}
 	servers = append(servers, testkit)
 
-	everything := &server{name: "everything", about: "TS SDK reference server (node)"}
+	everything := &server{name: "everything", about: "TS SDK reference server (node)",
+		toolCall: `{"name":"get-sum","arguments":{"a":1,"b":2}}`}
 	if wanted(everything.name) {
 		if argv, err := referenceServer(cfg.nodeModules); err != nil {
 			everything.unavailable = err.Error()
@@ -299,6 +305,8 @@ type result struct {
 	ToolsListPerSecond float64         `json:"tools_list_req_per_s,omitempty"`
 	PingLatency        *latencySummary `json:"ping_latency,omitempty"`
 	ToolsListLatency   *latencySummary `json:"tools_list_latency,omitempty"`
+	ToolsCallPerSecond float64         `json:"tools_call_req_per_s,omitempty"`
+	ToolsCallLatency   *latencySummary `json:"tools_call_latency,omitempty"`
 	FirstAnswerMs      float64         `json:"first_answer_median_ms,omitempty"`
 	FirstAnswerAllMs   []float64       `json:"first_answer_ms,omitempty"`
 	PeakRSSKiB         int64           `json:"peak_rss_kib,omitempty"`
@@ -314,8 +322,8 @@ type contender struct {
 	result *result
 	proc   *process // nil once the server is skipped or has failed
 
-	pingPipe, toolsPipe pipelineStats   // summed over the rounds
-	pingRTTs, toolsRTTs []time.Duration // pooled over the rounds
+	pingPipe, toolsPipe, callPipe pipelineStats   // summed over the rounds
+	pingRTTs, toolsRTTs, callRTTs []time.Duration // pooled over the rounds
 }
 
 // fail records what broke and gives the server up; what it measured before
@@ -335,6 +343,7 @@ type step struct {
 	name       string
 	total      int  // requests per server, split over the rounds
 	needsTools bool // only for servers that advertise tools
+	needsCall  bool // only for servers with a tools/call to time
 	run        func(c *contender, n int) error
 }
 
@@ -367,27 +376,39 @@ func measureAll(servers []*server, cfg config) []*result {
 
 	steps := []step{
 		{name: "pipelined ping", total: cfg.pings, run: func(c *contender, n int) error {
-			st, err := c.proc.pipeline("ping", n, cfg.window, false)
+			st, err := c.proc.pipeline("ping", "", n, cfg.window, false)
 			if err == nil {
 				c.pingPipe = c.pingPipe.add(st)
 			}
 			return err
 		}},
 		{name: "pipelined tools/list", total: max(cfg.pings*2/5, 1), needsTools: true, run: func(c *contender, n int) error {
-			st, err := c.proc.pipeline("tools/list", n, cfg.window, false)
+			st, err := c.proc.pipeline("tools/list", "", n, cfg.window, false)
 			if err == nil {
 				c.toolsPipe = c.toolsPipe.add(st)
 			}
 			return err
 		}},
+		{name: "pipelined tools/call", total: max(cfg.pings*2/5, 1), needsCall: true, run: func(c *contender, n int) error {
+			st, err := c.proc.pipeline("tools/call", c.server.toolCall, n, cfg.window, false)
+			if err == nil {
+				c.callPipe = c.callPipe.add(st)
+			}
+			return err
+		}},
 		{name: "sequential ping", total: cfg.sequential, run: func(c *contender, n int) error {
-			rtts, errs, err := c.proc.sequential("ping", n)
+			rtts, errs, err := c.proc.sequential("ping", "", n)
 			c.pingRTTs, c.result.ErrorResponses = append(c.pingRTTs, rtts...), c.result.ErrorResponses+errs
 			return err
 		}},
 		{name: "sequential tools/list", total: max(cfg.sequential*2/5, 1), needsTools: true, run: func(c *contender, n int) error {
-			rtts, errs, err := c.proc.sequential("tools/list", n)
+			rtts, errs, err := c.proc.sequential("tools/list", "", n)
 			c.toolsRTTs, c.result.ErrorResponses = append(c.toolsRTTs, rtts...), c.result.ErrorResponses+errs
+			return err
+		}},
+		{name: "sequential tools/call", total: max(cfg.sequential*2/5, 1), needsCall: true, run: func(c *contender, n int) error {
+			rtts, errs, err := c.proc.sequential("tools/call", c.server.toolCall, n)
+			c.callRTTs, c.result.ErrorResponses = append(c.callRTTs, rtts...), c.result.ErrorResponses+errs
 			return err
 		}},
 	}
@@ -401,7 +422,7 @@ func measureAll(servers []*server, cfg config) []*result {
 			}
 			for i := range all {
 				c := all[(i+round)%len(all)]
-				if c.proc == nil || st.needsTools && !c.result.HasTools {
+				if c.proc == nil || st.needsTools && !c.result.HasTools || st.needsCall && !c.timesCall() {
 					continue
 				}
 				if err := c.proc.phase(cfg.phaseTimeout, func() error { return st.run(c, n) }); err != nil {
@@ -415,7 +436,8 @@ func measureAll(servers []*server, cfg config) []*result {
 		r := c.result
 		r.PingPerSecond = c.pingPipe.perSecond()
 		r.ToolsListPerSecond = c.toolsPipe.perSecond()
-		r.ErrorResponses += c.pingPipe.errors + c.toolsPipe.errors
+		r.ToolsCallPerSecond = c.callPipe.perSecond()
+		r.ErrorResponses += c.pingPipe.errors + c.toolsPipe.errors + c.callPipe.errors
 		if len(c.pingRTTs) > 0 {
 			s := summarize(c.pingRTTs)
 			r.PingLatency = &s
@@ -423,6 +445,10 @@ func measureAll(servers []*server, cfg config) []*result {
 		if len(c.toolsRTTs) > 0 {
 			s := summarize(c.toolsRTTs)
 			r.ToolsListLatency = &s
+		}
+		if len(c.callRTTs) > 0 {
+			s := summarize(c.callRTTs)
+			r.ToolsCallLatency = &s
 		}
 		// VmHWM is the peak resident set over the process's whole life, so
 		// it is read last, while the process still exists.
@@ -441,6 +467,9 @@ func measureAll(servers []*server, cfg config) []*result {
 	}
 	return results
 }
+
+// timesCall reports whether the server has a tools/call to time.
+func (c *contender) timesCall() bool { return c.result.HasTools && c.server.toolCall != "" }
 
 // open starts the server's long-lived process, initializes the session and
 // warms it up. A server that cannot start is marked skipped.
@@ -502,14 +531,19 @@ func (c *contender) open(cfg config) {
 		return
 	}
 	if err := p.phase(cfg.phaseTimeout, func() error {
-		if _, err := p.pipeline("ping", cfg.warmup, cfg.window, true); err != nil {
+		if _, err := p.pipeline("ping", "", cfg.warmup, cfg.window, true); err != nil {
 			return err
 		}
-		if _, _, err := p.sequential("ping", max(cfg.warmup/10, 1)); err != nil {
+		if _, _, err := p.sequential("ping", "", max(cfg.warmup/10, 1)); err != nil {
 			return err
 		}
 		if c.result.HasTools {
-			_, err := p.pipeline("tools/list", max(cfg.warmup/10, 1), cfg.window, true)
+			if _, err := p.pipeline("tools/list", "", max(cfg.warmup/10, 1), cfg.window, true); err != nil {
+				return err
+			}
+		}
+		if c.timesCall() {
+			_, err := p.pipeline("tools/call", c.server.toolCall, max(cfg.warmup/10, 1), cfg.window, true)
 			return err
 		}
 		return nil
@@ -799,7 +833,7 @@ func (s pipelineStats) add(t pipelineStats) pipelineStats {
 // answers, matches them by id and gives the slots back. The writer flushes
 // only when the window is full, so requests travel in batches, as from a
 // busy client. With validate, every answer is checked in full.
-func (p *process) pipeline(method string, n, window int, validate bool) (pipelineStats, error) {
+func (p *process) pipeline(method, params string, n, window int, validate bool) (pipelineStats, error) {
 	base := p.nextID
 	p.nextID += int64(n)
 	slots := make(chan struct{}, window)
@@ -831,7 +865,7 @@ func (p *process) pipeline(method string, n, window int, validate bool) (pipelin
 					return
 				}
 			}
-			buf = appendRequest(buf[:0], base+int64(i), method, "")
+			buf = appendRequest(buf[:0], base+int64(i), method, params)
 			if _, err := p.in.Write(buf); err != nil {
 				writerDone <- err
 				return
@@ -883,14 +917,14 @@ func (p *process) pipeline(method string, n, window int, validate bool) (pipelin
 
 // sequential sends n requests one at a time and returns each round trip:
 // from just before the write to the moment the answer's line is read.
-func (p *process) sequential(method string, n int) ([]time.Duration, int, error) {
+func (p *process) sequential(method, params string, n int) ([]time.Duration, int, error) {
 	rtts := make([]time.Duration, 0, n)
 	errs := 0
 	buf := make([]byte, 0, 128)
 	for range n {
 		id := p.nextID
 		p.nextID++
-		buf = appendRequest(buf[:0], id, method, "")
+		buf = appendRequest(buf[:0], id, method, params)
 		began := time.Now()
 		if _, err := p.in.Write(buf); err != nil {
 			return rtts, errs, err
@@ -1140,7 +1174,7 @@ func evaluateGoals(results []*result) []goal {
 }
 
 func printTable(cfg config, load [2]string, results []*result, goals []goal) {
-	fmt.Printf("mcpbench: %d pipelined pings and %d tools/list (window %d), %d + %d sequential, first answer median of %d starts\n",
+	fmt.Printf("mcpbench: %d pipelined pings and %d each of tools/list and tools/call (window %d), %d + %d sequential, first answer median of %d starts\n",
 		cfg.pings, max(cfg.pings*2/5, 1), cfg.window, cfg.sequential, max(cfg.sequential*2/5, 1), cfg.starts)
 	fmt.Printf("go %s, %d CPUs, protocol %s, %d rounds per measurement, load average %s before, %s after\n\n",
 		runtime.Version(), runtime.NumCPU(), protocolVersion, cfg.rounds, load[0], load[1])
@@ -1177,6 +1211,9 @@ func printTable(cfg config, load [2]string, results []*result, goals []goal) {
 	row("ping p99", func(r *result) string { return latency(r.PingLatency, p99) })
 	row("tools/list p50", func(r *result) string { return latency(r.ToolsListLatency, p50) })
 	row("tools/list p99", func(r *result) string { return latency(r.ToolsListLatency, p99) })
+	row("tools/call throughput", func(r *result) string { return formatRate(r.ToolsCallPerSecond) })
+	row("tools/call p50", func(r *result) string { return latency(r.ToolsCallLatency, p50) })
+	row("tools/call p99", func(r *result) string { return latency(r.ToolsCallLatency, p99) })
 	row("first answer (median)", func(r *result) string { return formatMillis(r.FirstAnswerMs) })
 	row("peak RSS (VmHWM)", func(r *result) string { return formatKiB(r.PeakRSSKiB) })
 	tw.Flush()

@@ -34,7 +34,8 @@ import (
 func main() {
 	n := flag.Int("n", 200000, "requests to time")
 	window := flag.Int("window", 256, "most requests in flight (1: one at a time)")
-	method := flag.String("method", "ping", "the method to call (ping, tools/list)")
+	method := flag.String("method", "ping", "the method to call (ping, tools/list, tools/call)")
+	params := flag.String("params", "", `the request's params, a JSON object (for tools/call, e.g. {"name":"add","arguments":{"a":1,"b":2}})`)
 	transport := flag.String("transport", "pipe", "pipe: OS pipes in blocking mode, like stdio; mem: mcp.NewInMemoryTransport")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the timed part here")
 	memProfile := flag.String("memprofile", "", "write an allocation profile of the timed part here")
@@ -57,7 +58,7 @@ func main() {
 	c := &client{in: bufio.NewWriterSize(clientEnd, 64<<10), out: bufio.NewReaderSize(clientEnd, 1<<20), nextID: 1}
 	c.roundTrip(`"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcpprof","version":"0"}}`)
 	fmt.Fprintf(c.in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
-	c.run(*method, 5000, *window) // warm-up
+	c.run(*method, *params, 5000, *window) // warm-up
 
 	if *memProfile != "" {
 		runtime.MemProfileRate = 512 // sample finely: the interest is in small, frequent allocations
@@ -69,7 +70,7 @@ func main() {
 	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	elapsed := c.run(*method, *n, *window)
+	elapsed := c.run(*method, *params, *n, *window)
 	runtime.ReadMemStats(&after)
 	if *cpuProfile != "" {
 		pprof.StopCPUProfile()
@@ -142,7 +143,7 @@ func (c *client) roundTrip(methodAndParams string) {
 	}
 }
 
-func (c *client) run(method string, n, window int) time.Duration {
+func (c *client) run(method, params string, n, window int) time.Duration {
 	base := c.nextID
 	c.nextID += int64(n)
 	slots := make(chan struct{}, window)
@@ -163,7 +164,11 @@ func (c *client) run(method string, n, window int) time.Duration {
 			}
 			buf = append(buf[:0], `{"jsonrpc":"2.0","id":`...)
 			buf = strconv.AppendInt(buf, base+int64(i), 10)
-			buf = append(buf, `,"method":"`+method+`"}`+"\n"...)
+			buf = append(buf, `,"method":"`+method+`"`...)
+			if params != "" {
+				buf = append(buf, `,"params":`+params...)
+			}
+			buf = append(buf, "}\n"...)
 			_, err := c.in.Write(buf)
 			check(err)
 		}

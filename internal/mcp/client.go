@@ -54,7 +54,7 @@ type ClientOptions struct {
 // refuses every other server-initiated request with -32601.
 type Client struct {
 	opts   ClientOptions
-	stream *lineStream
+	stream *jsonrpc2Conn
 	conn   *jsonrpc2.Conn
 	log    *slog.Logger
 	nextID atomic.Uint64
@@ -92,8 +92,9 @@ func Connect(ctx context.Context, rwc io.ReadWriteCloser, opts ClientOptions) (*
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	c := &Client{opts: opts, log: log, closed: make(chan struct{})}
-	c.stream = newLineStream(rwc, rwc, rwc, 0)
-	c.stream.logf = func(format string, args ...any) { log.Warn(fmt.Sprintf(format, args...)) }
+	lines := newLineConn(rwc, rwc, rwc, 0)
+	lines.logf = func(format string, args ...any) { log.Warn(fmt.Sprintf(format, args...)) }
+	c.stream = newJSONRPC2Conn(lines)
 	c.conn = jsonrpc2.NewConn(context.Background(), c.stream, c, jsonrpc2.SetLogger(slogPrintf{log}))
 	go func() { <-c.conn.DisconnectNotify(); close(c.closed) }()
 	if err := c.negotiate(ctx); err != nil {

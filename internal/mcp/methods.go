@@ -1,11 +1,13 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/kontext-dev/kontext/gen/errcodes"
@@ -122,14 +124,20 @@ type cursor struct {
 // page returns the [start, end) of the page a request asks for, and the
 // cursor of the next page ("" at the end).
 func (c *call) page(list string, total int) (int, int, *string, error) {
+	srv := c.ss.srv
+	srv.mu.RLock()
+	version := srv.listVersion
+	srv.mu.RUnlock()
+	return c.pageOf(list, total, version)
+}
+
+// pageOf is page for a list of the given version.
+func (c *call) pageOf(list string, total int, version uint64) (int, int, *string, error) {
 	var p protocol.PaginatedParams
 	if err := decodeParams(c.params, &p); err != nil {
 		return 0, 0, nil, err
 	}
 	srv := c.ss.srv
-	srv.mu.RLock()
-	version := srv.listVersion
-	srv.mu.RUnlock()
 	start := 0
 	if p.Cursor != nil {
 		raw, err := base64.RawURLEncoding.DecodeString(*p.Cursor)
@@ -156,16 +164,23 @@ func (c *call) page(list string, total int) (int, int, *string, error) {
 }
 
 func (c *call) listTools() (any, error) {
-	tools := c.ss.srv.Tools()
-	start, end, next, err := c.page("tools", len(tools))
+	srv := c.ss.srv
+	tools, version := srv.toolsAndVersion()
+	start, end, next, err := c.pageOf("tools", len(tools), version)
 	if err != nil {
 		return nil, err
+	}
+	key := toolPageKey{feat: c.feat, start: start}
+	if body, ok := srv.cachedToolPage(version, key); ok {
+		return body, nil
 	}
 	out := protocol.ListToolsResult{Tools: make([]protocol.Tool, 0, end-start), NextCursor: next}
 	for _, t := range tools[start:end] {
 		out.Tools = append(out.Tools, c.describeTool(t))
 	}
-	return out, nil
+	body := json.RawMessage(marshal(out))
+	srv.cacheToolPage(version, key, body)
+	return body, nil
 }
 
 // describeTool is a tool as the negotiated revision defines it.
@@ -193,28 +208,29 @@ func (c *call) describeTool(t *Tool) protocol.Tool {
 }
 
 func (c *call) callTool() (any, error) {
-	var p protocol.CallToolParams
-	if err := decodeParams(c.params, &p); err != nil {
+	name, err := c.toolName()
+	if err != nil {
 		return nil, err
 	}
-	t, ok := c.ss.srv.tool(p.Name)
+	t, ok := c.ss.srv.tool(name)
 	if !ok {
-		return nil, InvalidParams(map[string]any{"tool": p.Name}, Violation{Path: "/name", Message: "unknown tool " + p.Name})
+		return nil, InvalidParams(map[string]any{"tool": name}, Violation{Path: "/name", Message: "unknown tool " + name})
 	}
-	if vs, problems := t.validator.validate(p.Arguments); len(vs) > 0 {
+	args := c.envelope.Arguments
+	if vs, problems := t.validator.validate(args); len(vs) > 0 {
 		if t.InvalidArguments == InvalidArgumentsToolResult && !c.ss.srv.opts.RefuseInvalidArguments {
-			return c.toolResult(invalidArgumentsResult(p.Name, problems)), nil
+			return c.toolResult(invalidArgumentsResult(name, problems)), nil
 		}
 		for i := range vs {
 			vs[i].Path = "/arguments" + vs[i].Path
 		}
-		return nil, InvalidParams(map[string]any{"tool": p.Name}, vs...)
+		return nil, InvalidParams(map[string]any{"tool": name}, vs...)
 	}
-	res, err := t.Call(c.ctx, p.Arguments)
+	res, err := t.Call(c.ctx, args)
 	if err != nil {
 		if e, ok := asProtocolError(err); ok {
 			if t.InvalidArguments == InvalidArgumentsToolResult && !c.ss.srv.opts.RefuseInvalidArguments && e.Code == errcodes.InvalidParams {
-				return c.toolResult(invalidArgumentsResult(p.Name, refusedArguments(e))), nil
+				return c.toolResult(invalidArgumentsResult(name, refusedArguments(e))), nil
 			}
 			return nil, e
 		}
@@ -223,8 +239,9 @@ func (c *call) callTool() (any, error) {
 	return c.toolResult(res), nil
 }
 
-// toolResult is a tool's answer as the negotiated revision shapes it.
-func (c *call) toolResult(res *ToolResult) protocol.CallToolResult {
+// toolResult is a tool's answer as the negotiated revision shapes it,
+// encoded.
+func (c *call) toolResult(res *ToolResult) json.RawMessage {
 	if res == nil {
 		res = &ToolResult{}
 	}
@@ -238,10 +255,57 @@ func (c *call) toolResult(res *ToolResult) protocol.CallToolResult {
 	if res.Structured != nil && c.feat.structured {
 		out.StructuredContent = marshal(res.Structured)
 	}
+	mirror := res.mirror
 	if f := c.ss.srv.opts.OutputFilter; f != nil {
 		out.Content, out.StructuredContent = filterResult(f, out.Content, out.StructuredContent, res.mirror)
+		mirror = nil // the filter may have rewritten it
 	}
-	return out
+	if body, ok := encodeToolResult(out, mirror); ok {
+		return body
+	}
+	// Some block is not JSON: encoding/json words the failure.
+	return marshal(out)
+}
+
+// encodeToolResult encodes a result as marshal does, in one pass: instead
+// of reflecting over the struct and compacting every raw block into a
+// buffer of its own, it compacts them straight into the answer; mirror,
+// the block StructuredResult encoded, is copied as it is. It reports false
+// when a block is not valid JSON.
+func encodeToolResult(out protocol.CallToolResult, mirror json.RawMessage) (json.RawMessage, bool) {
+	size := 64 + len(out.StructuredContent)
+	for _, block := range out.Content {
+		size += len(block) + 1
+	}
+	b := bytes.NewBuffer(make([]byte, 0, size))
+	b.WriteString(`{"content":[`)
+	for i, block := range out.Content {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		switch {
+		case block == nil:
+			b.WriteString("null")
+		case len(block) > 0 && len(block) == len(mirror) && &block[0] == &mirror[0]:
+			b.Write(block)
+		default:
+			if json.Compact(b, block) != nil {
+				return nil, false
+			}
+		}
+	}
+	b.WriteByte(']')
+	if out.IsError != nil {
+		b.WriteString(`,"isError":` + strconv.FormatBool(*out.IsError))
+	}
+	if len(out.StructuredContent) > 0 {
+		b.WriteString(`,"structuredContent":`)
+		if json.Compact(b, out.StructuredContent) != nil {
+			return nil, false
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), true
 }
 
 // invalidArgumentsResult is the tool result that answers invalid arguments

@@ -129,7 +129,7 @@ func (c *call) endListen() {
 		return
 	}
 	body := spliceMembers([]byte("{}"), append([]byte(`"resultType":"complete","_meta":`), marshal(c.subscriptionMeta())...))
-	c.ss.stream.respond(c.in.token, "result", body)
+	c.ss.conn.respond(c.in.token, "result", body)
 	c.cancel()
 }
 

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -104,6 +105,12 @@ type Server struct {
 	resourceURIs []string
 	templates    []*ResourceTemplate
 	listVersion  uint64 // bumped on every change to a list (cursors carry it)
+
+	// toolPages holds the encoded tools/list results of one listVersion:
+	// encoding one re-compacts every advertised schema, and the tools of a
+	// version never change.
+	toolPagesMu sync.Mutex
+	toolPages   toolPageCache
 
 	sessionsMu sync.Mutex
 	sessions   map[*session]struct{}
@@ -258,13 +265,58 @@ func (s *Server) broadcast(f func(*session)) {
 
 // Tools returns the tools being served, in registration order.
 func (s *Server) Tools() []*Tool {
+	tools, _ := s.toolsAndVersion()
+	return tools
+}
+
+// toolsAndVersion returns the tools and the list version they belong to.
+func (s *Server) toolsAndVersion() ([]*Tool, uint64) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := make([]*Tool, 0, len(s.toolOrder))
 	for _, name := range s.toolOrder {
 		out = append(out, s.tools[name].Tool)
 	}
-	return out
+	return out, s.listVersion
+}
+
+// toolPageCache is the tools/list results encoded for one list version.
+type toolPageCache struct {
+	version uint64
+	bodies  map[toolPageKey]json.RawMessage
+}
+
+// toolPageKey is what, beside the list version, shapes a tools/list
+// result: the revision's features and where the page starts (the page
+// size is fixed per server).
+type toolPageKey struct {
+	feat  features
+	start int
+}
+
+func (s *Server) cachedToolPage(version uint64, key toolPageKey) (json.RawMessage, bool) {
+	s.toolPagesMu.Lock()
+	defer s.toolPagesMu.Unlock()
+	if s.toolPages.version != version {
+		return nil, false
+	}
+	body, ok := s.toolPages.bodies[key]
+	return body, ok
+}
+
+// cacheToolPage keeps a body for its version; the first body of a newer
+// version drops those of older ones. A body of an older version than
+// the cache's (a request that raced a change) is not kept.
+func (s *Server) cacheToolPage(version uint64, key toolPageKey, body json.RawMessage) {
+	s.toolPagesMu.Lock()
+	defer s.toolPagesMu.Unlock()
+	switch {
+	case s.toolPages.bodies == nil || version > s.toolPages.version:
+		s.toolPages = toolPageCache{version: version, bodies: map[toolPageKey]json.RawMessage{}}
+	case version < s.toolPages.version:
+		return
+	}
+	s.toolPages.bodies[key] = body
 }
 
 // ValidatedSchema returns the bytes the validator of a tool compiled.
@@ -326,7 +378,15 @@ func (s *Server) capabilities() capabilities {
 // requests have finished (or DrainTimeout passed). It returns nil on a clean
 // end of input.
 func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
-	ss := newSession(ctx, s, rwc)
+	lines := newLineConn(rwc, rwc, rwc, s.opts.MaxMessageBytes)
+	lines.trace = s.opts.Trace
+	lines.logf = func(format string, args ...any) { s.log.Warn(fmt.Sprintf(format, args...)) }
+	return s.serve(ctx, lines)
+}
+
+// serve runs one session over c until its input ends.
+func (s *Server) serve(ctx context.Context, c conn) error {
+	ss := newSession(ctx, s, c)
 	s.sessionsMu.Lock()
 	s.sessions[ss] = struct{}{}
 	s.sessionsMu.Unlock()

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"runtime/debug"
 	"slices"
@@ -20,9 +19,9 @@ import (
 // session is one connection: its legacy handshake state, the requests in
 // flight, and what the client subscribed to.
 type session struct {
-	srv    *Server
-	stream *lineStream
-	log    *slog.Logger
+	srv  *Server
+	conn conn
+	log  *slog.Logger
 
 	// ctx is the parent of every handler's context; it ends when the session
 	// does, after the drain.
@@ -50,7 +49,7 @@ type session struct {
 	onTurn func(delta int)
 }
 
-func newSession(ctx context.Context, srv *Server, rwc io.ReadWriteCloser) *session {
+func newSession(ctx context.Context, srv *Server, c conn) *session {
 	ctx, cancel := context.WithCancel(ctx)
 	ss := &session{
 		srv:        srv,
@@ -63,38 +62,39 @@ func newSession(ctx context.Context, srv *Server, rwc io.ReadWriteCloser) *sessi
 		subscribed: map[string]bool{},
 		listeners:  map[string]*call{},
 		turns:      make(chan struct{}, srv.opts.MaxInFlight),
+		conn:       c,
 	}
-	ss.stream = newLineStream(rwc, rwc, rwc, srv.opts.MaxMessageBytes)
-	ss.stream.trace = srv.opts.Trace
-	ss.stream.atEOF = ss.drain
-	ss.stream.direct = true
-	ss.stream.logf = func(format string, args ...any) { ss.log.Warn(fmt.Sprintf(format, args...)) }
 	return ss
 }
 
-// run is the connection's read loop. It reads straight from the line
-// stream rather than through a jsonrpc2.Conn: decoding every message a
-// second time through jsonrpc2 cost two thirds of the server's CPU on a ping
+// run is the connection's read loop. It reads straight from the conn
+// rather than through a jsonrpc2.Conn: decoding every message a second time
+// through jsonrpc2 cost two thirds of the server's CPU on a ping
 // (docs/decisions/0001-server-read-path.md); the client side keeps jsonrpc2
 // for matching responses to its calls. Fast methods answer here; slow ones
-// get their own goroutine.
+// get their own goroutine. When the input ends, the drain lets in-flight
+// requests still answer.
 func (ss *session) run() error {
 	for {
-		in, err := ss.stream.readInbound()
+		in, err := ss.conn.read()
 		if err != nil {
+			ss.drain()
 			break
 		}
-		if in.wireID == nil {
-			ss.stream.take(in.token)
+		switch {
+		case in.response != nil:
+			// The server sends no requests, so a response answers nothing.
+			ss.log.Warn(fmt.Sprintf("mcp: dropped a response with id %s that answers no request of ours", in.response.ID))
+		case in.isNotification():
 			ss.notification(in)
-			continue
+		default:
+			ss.request(in)
 		}
-		ss.request(in)
 	}
 	ss.closed.Store(true)
 	ss.cancel()
 	// The connection is over: the peer reads EOF once it has what we wrote.
-	return ss.stream.Close()
+	return ss.conn.close()
 }
 
 // drain runs when the input ends: listeners get their graceful end, and
@@ -129,6 +129,8 @@ type call struct {
 	key    string // the wire id, normalised, for notifications/cancelled
 	method string
 	params json.RawMessage
+	// envelope is params decoded once, on arrival.
+	envelope requestEnvelope
 
 	modern   bool
 	version  string
@@ -342,14 +344,12 @@ func (c *call) forget() {
 // readMeta decides the request's era from params._meta and checks what the
 // modern era requires.
 func (c *call) readMeta() *Error {
-	var envelope struct {
-		Meta json.RawMessage `json:"_meta"`
-	}
 	if len(c.params) > 0 {
-		if err := json.Unmarshal(c.params, &envelope); err != nil {
+		if err := json.Unmarshal(c.params, &c.envelope); err != nil {
 			return InvalidParams(nil, Violation{Path: "", Message: err.Error()})
 		}
 	}
+	envelope := &c.envelope
 	c.ss.mu.Lock()
 	c.version = c.ss.version
 	initialized := c.ss.initialized
@@ -409,7 +409,7 @@ func (c *call) finish(m method, result any, err error) {
 			c.ss.log.Error("method failed", "method", c.method, "error", err)
 			e = NewError(errcodes.InternalError, map[string]any{"reason": err.Error()})
 		}
-		c.ss.stream.respond(c.in.token, "error", marshal(e))
+		c.ss.conn.respond(c.in.token, "error", marshal(e))
 		return
 	}
 	var body []byte
@@ -421,13 +421,13 @@ func (c *call) finish(m method, result any, err error) {
 	if c.modern {
 		body = c.modernEnvelope(m, body)
 	}
-	c.ss.stream.respond(c.in.token, "result", body)
+	c.ss.conn.respond(c.in.token, "result", body)
 }
 
 // fail answers with a protocol error before the method ran.
 func (c *call) fail(err *Error) {
 	c.state.Store(stateAnswered)
-	c.ss.stream.respond(c.in.token, "error", marshal(err))
+	c.ss.conn.respond(c.in.token, "error", marshal(err))
 }
 
 // modernEnvelope adds what every 2026-07-28 result carries.
@@ -465,7 +465,7 @@ func (c *call) expire(timeout time.Duration) {
 	if !c.state.CompareAndSwap(stateRunning, stateTimedOut) {
 		return
 	}
-	c.ss.stream.respond(c.in.token, "error", marshal(NewError(errcodes.InternalError, map[string]any{
+	c.ss.conn.respond(c.in.token, "error", marshal(NewError(errcodes.InternalError, map[string]any{
 		"reason":    "the request timed out",
 		"timeoutMs": timeout.Milliseconds(),
 	})))
@@ -478,7 +478,7 @@ func (c *call) cancelByClient() {
 		return
 	}
 	c.cancel()
-	c.ss.stream.discard(c.in.token)
+	c.ss.conn.discard(c.in.token)
 }
 
 func (ss *session) notification(in *inbound) {
@@ -512,7 +512,7 @@ func (ss *session) notify(method string, params any) {
 	b.WriteString(`,"params":`)
 	b.Write(marshal(params))
 	b.WriteByte('}')
-	if err := ss.stream.writeLine(b.Bytes()); err != nil {
+	if err := ss.conn.notify(b.Bytes()); err != nil {
 		ss.log.Debug("notification not delivered", "method", method, "error", err)
 	}
 }

@@ -102,11 +102,11 @@ func StructuredResult(v any) (*ToolResult, error) {
 
 // TextBlock encodes one text content block.
 func TextBlock(text string) json.RawMessage {
-	b, _ := json.Marshal(struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}{"text", text})
-	return b
+	quoted, _ := json.Marshal(text) // a string always encodes
+	block := make([]byte, 0, len(quoted)+len(`{"type":"text","text":}`))
+	block = append(block, `{"type":"text","text":`...)
+	block = append(block, quoted...)
+	return append(block, '}')
 }
 
 // Prompt is one prompt template.

@@ -47,7 +47,7 @@ func compileInputSchema(name string, schema []byte) (*argumentValidator, error) 
 // validate returns the violations of args (absent arguments count as {}),
 // and the same problems in words for an agent (see problems).
 func (v *argumentValidator) validate(args []byte) ([]Violation, []string) {
-	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
+	if trimmed := bytes.TrimSpace(args); len(trimmed) == 0 || string(trimmed) == "null" {
 		args = []byte("{}")
 	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))

@@ -5,13 +5,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"sync"
-
-	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/kontext-dev/kontext/gen/errcodes"
 )
@@ -20,19 +17,16 @@ import (
 // longer line is refused with -32600 and the session goes on.
 const DefaultMaxMessageBytes = 8 << 20
 
-// lineStream is the JSON-RPC 2.0 framing of every MCP connection: one
-// message (or batch) per line.
+// lineConn is the stdio framing of JSON-RPC 2.0, one message (or batch)
+// per line, over any byte stream: the process's stdin and stdout, OS pipes,
+// the in-memory transport. It is the server session's conn, and the client
+// reads through it too (see jsonrpc2Conn).
 //
 // It answers malformed lines (-32700), invalid requests (-32600) and
 // oversized lines itself and keeps reading; it keeps wire ids verbatim
 // (negative and large integers included); it splits batches and reassembles
-// their responses. The server reads decoded messages with readInbound. The
-// client reads through a sourcegraph/jsonrpc2 connection, for which the
-// stream is its jsonrpc2.ObjectStream: jsonrpc2 closes a connection on any
-// decoding error and cannot represent negative ids, batches or the null id
-// of a parse error, so it is handed a small canonical form of each valid
-// message, keyed by a token, and never sees the wire bytes.
-type lineStream struct {
+// their responses.
+type lineConn struct {
 	r        *bufio.Reader
 	w        io.Writer
 	closer   io.Closer
@@ -49,31 +43,13 @@ type lineStream struct {
 	mu      sync.Mutex
 	next    uint64
 	pending map[uint64]*inbound // delivered requests awaiting a response
-	queue   [][]byte            // canonical messages waiting for ReadObject
-	// direct: deliver *inbound values to readInbound instead of canonical
-	// messages to jsonrpc2 (the server side).
-	direct  bool
-	inQueue []*inbound
+	queue   []*inbound          // decoded messages waiting for read
 
-	// atEOF runs once when the input ends, before ReadObject reports io.EOF,
-	// so that in-flight requests can still be answered (jsonrpc2 refuses to
-	// send once it has seen EOF).
-	atEOF func()
 	// trace, when set, sees every line read and written (for tests and
 	// KONTEXT_TRACE).
 	trace func(out bool, line []byte)
-	// logf reports stream-level problems as diagnostics (stderr).
+	// logf reports framing problems as diagnostics (stderr).
 	logf func(format string, args ...any)
-}
-
-// inbound is what the stream remembers about a message it delivered.
-type inbound struct {
-	token  uint64
-	wireID json.RawMessage // nil for a notification
-	method string
-	params json.RawMessage
-	batch  *batch
-	pos    int // the message's place in its batch
 }
 
 // batch collects the responses of one JSON-RPC batch so they are written as
@@ -91,11 +67,11 @@ type batchResponse struct {
 	line []byte
 }
 
-func newLineStream(r io.Reader, w io.Writer, closer io.Closer, maxBytes int) *lineStream {
+func newLineConn(r io.Reader, w io.Writer, closer io.Closer, maxBytes int) *lineConn {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxMessageBytes
 	}
-	s := &lineStream{
+	s := &lineConn{
 		w:        w,
 		closer:   closer,
 		maxBytes: maxBytes,
@@ -109,7 +85,7 @@ func newLineStream(r io.Reader, w io.Writer, closer io.Closer, maxBytes int) *li
 // flushingReader writes the held responses before the read loop asks for
 // more input, and marks the reader idle while it waits.
 type flushingReader struct {
-	s *lineStream
+	s *lineConn
 	r io.Reader
 }
 
@@ -130,28 +106,28 @@ func (f flushingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// ReadObject implements jsonrpc2.ObjectStream. It returns an error only at
-// the end of the input; everything else is answered here and skipped.
-func (s *lineStream) ReadObject(v any) error {
+// read implements conn. Everything the framing refuses is answered here
+// and skipped.
+func (s *lineConn) read() (*inbound, error) {
 	for {
-		if msg := s.dequeue(); msg != nil {
-			if err := json.Unmarshal(msg, v); err != nil {
-				// The canonical forms are built by this file; failing to
-				// decode one is a bug, not bad input.
-				s.logf("mcp: internal message rejected by jsonrpc2: %v", err)
-				continue
-			}
-			return nil
+		s.mu.Lock()
+		if len(s.queue) > 0 {
+			in := s.queue[0]
+			s.queue[0] = nil
+			s.queue = s.queue[1:]
+			s.mu.Unlock()
+			return in, nil
 		}
+		s.mu.Unlock()
 		if err := s.acceptNext(); err != nil {
-			return err
+			return nil, err
 		}
 	}
 }
 
 // acceptNext reads and accepts the next line, answering an oversized one
-// itself. At the end of the input it runs atEOF and returns io.EOF.
-func (s *lineStream) acceptNext() error {
+// itself. At the end of the input it returns io.EOF.
+func (s *lineConn) acceptNext() error {
 	for {
 		line, err := s.readLine()
 		if err != nil {
@@ -161,9 +137,6 @@ func (s *lineStream) acceptNext() error {
 					"maxBytes": s.maxBytes,
 				})
 				continue
-			}
-			if s.atEOF != nil {
-				s.atEOF()
 			}
 			return io.EOF
 		}
@@ -179,7 +152,7 @@ var errLineTooLong = errors.New("line too long")
 
 // readLine returns the next non-blank line without its terminator. A line
 // longer than maxBytes is consumed and reported as errLineTooLong.
-func (s *lineStream) readLine() ([]byte, error) {
+func (s *lineConn) readLine() ([]byte, error) {
 	for {
 		var line []byte
 		tooLong := false
@@ -218,37 +191,6 @@ func (s *lineStream) readLine() ([]byte, error) {
 	}
 }
 
-// readInbound is ReadObject without jsonrpc2: the next request or
-// notification, as the stream decoded it.
-func (s *lineStream) readInbound() (*inbound, error) {
-	for {
-		s.mu.Lock()
-		if len(s.inQueue) > 0 {
-			in := s.inQueue[0]
-			s.inQueue[0] = nil
-			s.inQueue = s.inQueue[1:]
-			s.mu.Unlock()
-			return in, nil
-		}
-		s.mu.Unlock()
-		if err := s.acceptNext(); err != nil {
-			return nil, err
-		}
-	}
-}
-
-func (s *lineStream) dequeue() []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.queue) == 0 {
-		return nil
-	}
-	msg := s.queue[0]
-	s.queue[0] = nil
-	s.queue = s.queue[1:]
-	return msg
-}
-
 // wireMessage is the JSON-RPC 2.0 envelope as it arrives. Raw fields keep the
 // exact bytes; presence is told apart from null by len().
 type wireMessage struct {
@@ -261,7 +203,7 @@ type wireMessage struct {
 }
 
 // accept decodes one line: a message or a batch.
-func (s *lineStream) accept(line []byte) {
+func (s *lineConn) accept(line []byte) {
 	if line[0] == '[' {
 		var elems []json.RawMessage
 		if err := json.Unmarshal(line, &elems); err != nil {
@@ -273,7 +215,7 @@ func (s *lineStream) accept(line []byte) {
 			return
 		}
 		b := &batch{}
-		var ready [][]byte
+		var ready []*inbound
 		for i, elem := range elems {
 			b.decoding = i
 			if msg := s.decode(elem, b); msg != nil {
@@ -305,9 +247,9 @@ func jsonReason(err error) string {
 	return err.Error()
 }
 
-// decode validates one message and returns the canonical form to deliver,
-// or nil when the message was answered here (invalid) or dropped.
-func (s *lineStream) decode(raw []byte, b *batch) []byte {
+// decode validates one message and returns it to deliver, or nil when the
+// message was answered here (invalid).
+func (s *lineConn) decode(raw []byte, b *batch) *inbound {
 	var m wireMessage
 	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &m) != nil {
 		if b == nil && !json.Valid(raw) {
@@ -342,10 +284,11 @@ func (s *lineStream) decode(raw []byte, b *batch) []byte {
 		if b != nil {
 			in.pos = b.decoding
 		}
-		return s.deliver(in)
+		s.deliver(in)
+		return in
 	}
 	if len(m.Result) > 0 || len(m.Error) > 0 {
-		return s.response(m)
+		return &inbound{response: &m}
 	}
 	s.reject(b, id, `a message needs "method" (a request or notification) or "result"/"error" (a response)`)
 	return nil
@@ -373,7 +316,7 @@ func requestID(raw json.RawMessage) (json.RawMessage, bool) {
 	return nil, false
 }
 
-func (s *lineStream) reject(b *batch, id json.RawMessage, reason string) {
+func (s *lineConn) reject(b *batch, id json.RawMessage, reason string) {
 	resp := errorLine(id, errcodes.InvalidRequest, map[string]any{"reason": reason})
 	if b == nil {
 		s.writeLine(resp)
@@ -384,77 +327,24 @@ func (s *lineStream) reject(b *batch, id json.RawMessage, reason string) {
 	s.mu.Unlock()
 }
 
-// deliver registers a request or notification and returns its canonical form:
-// a string id "k<token>" for requests and the token in jsonrpc2's "meta".
-func (s *lineStream) deliver(in *inbound) []byte {
-	s.mu.Lock()
-	s.next++
-	in.token = s.next
-	s.pending[in.token] = in
-	if in.batch != nil && in.wireID != nil {
-		in.batch.waiting++
-	}
-	if s.direct {
-		s.inQueue = append(s.inQueue, in)
-		s.mu.Unlock()
-		return nil
-	}
-	s.mu.Unlock()
-	method, _ := json.Marshal(in.method)
-	tok := strconv.FormatUint(in.token, 10)
-	var buf bytes.Buffer
-	buf.WriteString(`{"jsonrpc":"2.0","method":`)
-	buf.Write(method)
-	if in.wireID != nil {
-		buf.WriteString(`,"id":"k` + tok + `"`)
-	}
-	buf.WriteString(`,"meta":` + tok + `}`)
-	return buf.Bytes()
-}
-
-// response validates a response to one of our own requests. jsonrpc2 numbers
-// its requests from 0 upwards, so anything else cannot be ours.
-func (s *lineStream) response(m wireMessage) []byte {
-	// The server side (direct) sends no requests, and nothing would ever
-	// dequeue a canonical response there.
-	if _, err := strconv.ParseUint(string(m.ID), 10, 64); err != nil || s.direct {
-		s.logf("mcp: dropped a response with id %s that answers no request of ours", m.ID)
-		return nil
-	}
-	if len(m.Error) > 0 {
-		var e struct {
-			Code    int64           `json:"code"`
-			Message string          `json:"message"`
-			Data    json.RawMessage `json:"data,omitempty"`
-		}
-		if json.Unmarshal(m.Error, &e) != nil {
-			e.Code, e.Message = errcodes.InternalError, "malformed error object: "+string(m.Error)
-		}
-		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(m.ID), "error": e})
-		return body
-	}
-	var buf bytes.Buffer
-	buf.WriteString(`{"jsonrpc":"2.0","id":`)
-	buf.Write(m.ID)
-	buf.WriteString(`,"result":`)
-	buf.Write(m.Result)
-	buf.WriteByte('}')
-	return buf.Bytes()
-}
-
-// take returns (and forgets) the inbound message behind a token.
-func (s *lineStream) take(token uint64) *inbound {
+// deliver gives a request or notification its token; a request waits in
+// pending for its answer.
+func (s *lineConn) deliver(in *inbound) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	in := s.pending[token]
-	if in != nil && in.wireID == nil {
-		delete(s.pending, token) // notifications are never answered
+	s.next++
+	in.token = s.next
+	if in.wireID == nil {
+		return // notifications are never answered
 	}
-	return in
+	s.pending[in.token] = in
+	if in.batch != nil {
+		in.batch.waiting++
+	}
 }
 
 // lookup returns the inbound message behind a token without forgetting it.
-func (s *lineStream) lookup(token uint64) *inbound {
+func (s *lineConn) lookup(token uint64) *inbound {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.pending[token]
@@ -462,7 +352,7 @@ func (s *lineStream) lookup(token uint64) *inbound {
 
 // discard forgets a request that will never be answered (it was cancelled),
 // so that a batch it belongs to can still be completed.
-func (s *lineStream) discard(token uint64) {
+func (s *lineConn) discard(token uint64) {
 	s.mu.Lock()
 	in := s.pending[token]
 	delete(s.pending, token)
@@ -479,43 +369,9 @@ func (s *lineStream) discard(token uint64) {
 	}
 }
 
-// outgoing is how jsonrpc2 encodes what it sends.
-type outgoing struct {
-	ID     json.RawMessage `json:"id"`
-	Method json.RawMessage `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  json.RawMessage `json:"error"`
-}
-
-// WriteObject implements jsonrpc2.ObjectStream. Responses get their wire id
-// back; requests and notifications pass through.
-func (s *lineStream) WriteObject(obj any) error {
-	raw, err := json.Marshal(obj)
-	if err != nil {
-		return err
-	}
-	var o outgoing
-	if err := json.Unmarshal(raw, &o); err != nil {
-		return err
-	}
-	if len(o.Method) > 0 {
-		return s.writeLine(raw)
-	}
-	token, ok := internalToken(o.ID)
-	if !ok {
-		return fmt.Errorf("mcp: response with an id the stream did not issue: %s", o.ID)
-	}
-	if len(o.Error) > 0 {
-		return s.respond(token, "error", o.Error)
-	}
-	return s.respond(token, "result", o.Result)
-}
-
-// respond answers the request behind a token (once: a second answer, or an
-// answer to a discarded request, is dropped). A batch member's answer waits
-// for the rest of its batch.
-func (s *lineStream) respond(token uint64, member string, body []byte) error {
+// respond implements conn. A batch member's answer waits for the rest of
+// its batch.
+func (s *lineConn) respond(token uint64, member string, body []byte) error {
 	s.mu.Lock()
 	in := s.pending[token]
 	delete(s.pending, token)
@@ -538,14 +394,6 @@ func (s *lineStream) respond(token uint64, member string, body []byte) error {
 	return nil
 }
 
-func internalToken(id json.RawMessage) (uint64, bool) {
-	if len(id) < 4 || id[0] != '"' || id[1] != 'k' {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(string(id[2:len(id)-1]), 10, 64)
-	return n, err == nil
-}
-
 func joinResponse(id json.RawMessage, member string, body json.RawMessage) []byte {
 	if id == nil {
 		id = json.RawMessage("null")
@@ -560,16 +408,16 @@ func joinResponse(id json.RawMessage, member string, body json.RawMessage) []byt
 	return append(out, '}')
 }
 
-// errorLine builds an error response for the stream's own answers.
+// errorLine builds an error response for the framing's own answers.
 func errorLine(id json.RawMessage, code int64, data any) []byte {
 	return joinResponse(id, "error", marshal(NewError(code, data)))
 }
 
-func (s *lineStream) writeError(id json.RawMessage, code int64, data any) {
+func (s *lineConn) writeError(id json.RawMessage, code int64, data any) {
 	s.writeLine(errorLine(id, code, data))
 }
 
-func (s *lineStream) writeBatch(b *batch) {
+func (s *lineConn) writeBatch(b *batch) {
 	s.mu.Lock()
 	parts := b.responses
 	b.responses = nil
@@ -590,7 +438,7 @@ func (s *lineStream) writeBatch(b *batch) {
 
 // writeLine writes one message and its newline in a single write, so that
 // concurrent writers never interleave.
-func (s *lineStream) writeLine(line []byte) error {
+func (s *lineConn) writeLine(line []byte) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	if s.trace != nil {
@@ -604,7 +452,7 @@ func (s *lineStream) writeLine(line []byte) error {
 }
 
 // flushLocked writes the held lines; s.wmu is held.
-func (s *lineStream) flushLocked() error {
+func (s *lineConn) flushLocked() error {
 	if len(s.wbuf) == 0 {
 		return nil
 	}
@@ -616,12 +464,15 @@ func (s *lineStream) flushLocked() error {
 	return err
 }
 
-// Close implements jsonrpc2.ObjectStream.
-func (s *lineStream) Close() error {
+// notify implements conn.
+func (s *lineConn) notify(message []byte) error { return s.writeLine(message) }
+
+// close implements conn.
+func (s *lineConn) close() error {
 	if s.closer == nil {
 		return nil
 	}
 	return s.closer.Close()
 }
 
-var _ jsonrpc2.ObjectStream = (*lineStream)(nil)
+var _ conn = (*lineConn)(nil)

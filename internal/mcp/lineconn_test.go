@@ -3,7 +3,9 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -39,19 +41,27 @@ func TestServeAnswersDataReadWithEOF(t *testing.T) {
 
 // The server sends no requests, so a response from the client answers
 // nothing: it is dropped, not kept.
-func TestServerStreamDropsResponses(t *testing.T) {
-	var logged []string
-	s := newLineStream(strings.NewReader(""), io.Discard, nil, 0)
-	s.direct = true
-	s.logf = func(format string, _ ...any) { logged = append(logged, format) }
-	for range 3 {
-		s.accept([]byte(`{"jsonrpc":"2.0","id":6,"result":{}}`))
+func TestServerDropsResponses(t *testing.T) {
+	var logged strings.Builder
+	srv, err := NewServer(Implementation{Name: "k", Version: "1"}, Options{Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+	if err != nil {
+		t.Fatal(err)
 	}
-	s.accept([]byte(`[{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":"x"}}]`))
-	if len(s.queue) != 0 || len(s.inQueue) != 0 {
-		t.Errorf("the server stream kept %d responses and %d messages, want none", len(s.queue), len(s.inQueue))
+	input := strings.Repeat(`{"jsonrpc":"2.0","id":6,"result":{}}`+"\n", 3) +
+		`[{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":"x"}}]` + "\n"
+	conn := &dataErrConn{Reader: strings.NewReader(input)}
+	lines := newLineConn(conn, conn, conn, 0)
+	lines.logf = func(format string, args ...any) { srv.log.Warn(fmt.Sprintf(format, args...)) }
+	if err := srv.serve(context.Background(), lines); err != nil {
+		t.Fatal(err)
 	}
-	if len(logged) != 4 {
-		t.Errorf("logged %d dropped responses, want 4", len(logged))
+	if len(lines.queue) != 0 || len(lines.pending) != 0 {
+		t.Errorf("the server's conn kept %d messages and %d requests, want none", len(lines.queue), len(lines.pending))
+	}
+	if n := strings.Count(logged.String(), "dropped a response"); n != 4 {
+		t.Errorf("logged %d dropped responses, want 4:\n%s", n, logged.String())
+	}
+	if conn.out.Len() != 0 {
+		t.Errorf("the server answered responses: %q", conn.out.String())
 	}
 }

@@ -21,8 +21,14 @@ type conn interface {
 	// discard forgets a request that will never be answered (the client
 	// cancelled it), so that whatever waits for it (a batch) can go on.
 	discard(token uint64)
-	// notify writes a notification, a complete JSON-RPC message.
-	notify(message []byte) error
+	// send writes a message the server originates (a notification, or a
+	// request to the client), complete. related is the token of the
+	// request it belongs to (progress and log messages of a call, the
+	// acknowledgement and events of subscriptions/listen, a request a
+	// handler makes of the client), or 0 for none. A framing with one
+	// stream ignores it; streamable HTTP writes a related message on the
+	// stream that answers that request, and the rest on the session's own.
+	send(related uint64, message []byte) error
 	// close ends the connection: the peer reads EOF once it has what was
 	// written.
 	close() error

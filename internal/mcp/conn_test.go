@@ -46,9 +46,20 @@ func (p *postConn) discard(token uint64) {
 	p.mu.Unlock()
 }
 
-func (p *postConn) notify(message []byte) error {
-	p.noted <- string(message)
+func (p *postConn) send(related uint64, message []byte) error {
+	p.noted <- fmt.Sprintf(`{"related":%d,"message":%s}`, related, message)
 	return nil
+}
+
+func (p *postConn) nextSent(t *testing.T) string {
+	t.Helper()
+	select {
+	case n := <-p.noted:
+		return n
+	case <-time.After(10 * time.Second):
+		t.Fatal("nothing sent for 10 s")
+		return ""
+	}
 }
 
 func (p *postConn) close() error {
@@ -83,6 +94,11 @@ func TestSessionOverAConnWithoutLines(t *testing.T) {
 				}
 				return StructuredResult(map[string]int{"sum": in.A + in.B})
 			}},
+		{Name: "step", Toolset: "t", InputSchema: json.RawMessage(`{"type":"object"}`),
+			Call: func(ctx context.Context, _ json.RawMessage) (*ToolResult, error) {
+				Progress(ctx, 1, 2, "half")
+				return TextResult("done"), nil
+			}},
 		{Name: "wait", Toolset: "t", InputSchema: json.RawMessage(`{"type":"object"}`),
 			Call: func(ctx context.Context, _ json.RawMessage) (*ToolResult, error) {
 				close(started)
@@ -107,6 +123,20 @@ func TestSessionOverAConnWithoutLines(t *testing.T) {
 	p.in <- &inbound{token: 3, wireID: json.RawMessage(`"c"`), method: "tools/call", params: json.RawMessage(`{"name":"add","arguments":{"a":1,"b":2}}`)}
 	if got, want := p.next(t), `{"token":3,"result":{"content":[{"type":"text","text":"{\"sum\":3}"}],"structuredContent":{"sum":3}}}`; got != want {
 		t.Errorf("tools/call answered\n%s\nwant\n%s", got, want)
+	}
+	// A call's progress belongs to it: a transport with a stream per
+	// request needs the token to write it where its answer goes.
+	p.in <- &inbound{token: 9, wireID: json.RawMessage(`9`), method: "tools/call", params: json.RawMessage(`{"name":"step","_meta":{"progressToken":"p"}}`)}
+	if got, want := p.nextSent(t), `{"related":9,"message":{"jsonrpc":"2.0","method":"notifications/progress","params":{"message":"half","progress":1,"progressToken":"p","total":2}}}`; got != want {
+		t.Errorf("progress sent as\n%s\nwant\n%s", got, want)
+	}
+	if got := p.next(t); got[:20] != `{"token":9,"result":` {
+		t.Errorf("step answered %s", got)
+	}
+	// A list change belongs to no request.
+	srv.RemoveTool("step")
+	if got, want := p.nextSent(t), `{"related":0,"message":{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}}`; got != want {
+		t.Errorf("list change sent as\n%s\nwant\n%s", got, want)
 	}
 	p.in <- &inbound{token: 4, wireID: json.RawMessage(`-7`), method: "tools/call", params: json.RawMessage(`{"name":"wait"}`)}
 	<-started

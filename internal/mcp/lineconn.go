@@ -465,7 +465,7 @@ func (s *lineConn) flushLocked() error {
 }
 
 // notify implements conn.
-func (s *lineConn) notify(message []byte) error { return s.writeLine(message) }
+func (s *lineConn) send(_ uint64, message []byte) error { return s.writeLine(message) }
 
 // close implements conn.
 func (s *lineConn) close() error {

@@ -50,7 +50,7 @@ func Log(ctx context.Context, level, logger string, data any) {
 	if c.state.Load() != stateRunning {
 		return
 	}
-	c.ss.notify("notifications/message", protocol.LoggingMessageParams{
+	c.ss.notifyFor(c.in.token, "notifications/message", protocol.LoggingMessageParams{
 		Level:  protocol.LoggingLevel(level),
 		Logger: strPtr(logger),
 		Data:   data,
@@ -75,7 +75,7 @@ func Progress(ctx context.Context, progress, total float64, message string) {
 	if total > 0 {
 		p.Total = &total
 	}
-	c.ss.notify("notifications/progress", p)
+	c.ss.notifyFor(c.in.token, "notifications/progress", p)
 }
 
 // listenSubscriptions serves subscriptions/listen (2026-07-28): it
@@ -111,7 +111,7 @@ func (c *call) listenSubscriptions() (any, error) {
 		}
 		c.ss.mu.Unlock()
 	}()
-	c.ss.notify("notifications/subscriptions/acknowledged", map[string]any{
+	c.ss.notifyFor(c.in.token, "notifications/subscriptions/acknowledged", map[string]any{
 		"notifications": honoured,
 		"_meta":         c.subscriptionMeta(),
 	})
@@ -156,7 +156,7 @@ func (ss *session) toolsChanged() {
 		ss.notify("notifications/tools/list_changed", struct{}{})
 	}
 	for _, c := range ss.listening(func(f *protocol.SubscriptionFilter) bool { return f.ToolsListChanged != nil }) {
-		ss.notify("notifications/tools/list_changed", map[string]any{"_meta": c.subscriptionMeta()})
+		ss.notifyFor(c.in.token, "notifications/tools/list_changed", map[string]any{"_meta": c.subscriptionMeta()})
 	}
 }
 
@@ -165,7 +165,7 @@ func (ss *session) resourcesChanged() {
 		ss.notify("notifications/resources/list_changed", struct{}{})
 	}
 	for _, c := range ss.listening(func(f *protocol.SubscriptionFilter) bool { return f.ResourcesListChanged != nil }) {
-		ss.notify("notifications/resources/list_changed", map[string]any{"_meta": c.subscriptionMeta()})
+		ss.notifyFor(c.in.token, "notifications/resources/list_changed", map[string]any{"_meta": c.subscriptionMeta()})
 	}
 }
 
@@ -184,6 +184,6 @@ func (ss *session) resourceUpdated(uri string) {
 		}
 		return false
 	}) {
-		ss.notify("notifications/resources/updated", map[string]any{"uri": uri, "_meta": c.subscriptionMeta()})
+		ss.notifyFor(c.in.token, "notifications/resources/updated", map[string]any{"uri": uri, "_meta": c.subscriptionMeta()})
 	}
 }

@@ -501,8 +501,13 @@ func (ss *session) notification(in *inbound) {
 	}
 }
 
-// notify sends a notification to the client.
-func (ss *session) notify(method string, params any) {
+// notify sends a notification to the client that belongs to no request.
+func (ss *session) notify(method string, params any) { ss.notifyFor(0, method, params) }
+
+// notifyFor sends a notification that belongs to the request behind
+// related (0: none), so a transport with a stream per request can write it
+// where the client reads that request's answer.
+func (ss *session) notifyFor(related uint64, method string, params any) {
 	if ss.closed.Load() {
 		return
 	}
@@ -512,7 +517,7 @@ func (ss *session) notify(method string, params any) {
 	b.WriteString(`,"params":`)
 	b.Write(marshal(params))
 	b.WriteByte('}')
-	if err := ss.conn.notify(b.Bytes()); err != nil {
+	if err := ss.conn.send(related, b.Bytes()); err != nil {
 		ss.log.Debug("notification not delivered", "method", method, "error", err)
 	}
 }

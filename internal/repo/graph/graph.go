@@ -23,7 +23,7 @@ import (
 type Graph struct {
 	// Focus and Depth are set for a module's neighbourhood (Around).
 	Focus string `json:"focus,omitempty"`
-	Depth int    `json:"depth,omitempty"`
+	Depth *int   `json:"depth,omitempty"`
 	Nodes []Node `json:"nodes"`
 	Edges []Edge `json:"edges"`
 	// Layers are the modules by level, the foundations (modules that
@@ -331,7 +331,7 @@ func (g *Graph) Around(id string, depth int) (*Graph, error) {
 		}
 	}
 	out := g.subgraph(func(n Node) bool { _, ok := dist[n.ID]; return ok })
-	out.Focus, out.Depth = node.ID, depth
+	out.Focus, out.Depth = node.ID, &depth
 	return out, nil
 }
 

@@ -3,6 +3,7 @@ package graph
 import (
 	"encoding/xml"
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -21,6 +22,7 @@ const (
 	dummyWidth  = 8.0
 	dummyGap    = 4.0 // between two bends of edges: they are lines, not boxes
 	placePasses = 6
+	cycleOffset = 4.0
 )
 
 const (
@@ -231,18 +233,22 @@ func gap(a, b *vertex) float64 {
 	return gapX
 }
 
-// cyclePath is a cycle edge: straight between levels, an arc above the
-// level when both ends share it.
+// cyclePath is a cycle edge: straight between levels, shifted a little to
+// the right of its direction so that the two edges of a pair (a → b and
+// b → a) stay apart; an arc above the level when both ends share it.
 func cyclePath(from, to *vertex) string {
-	switch {
-	case from.level > to.level:
-		return fmt.Sprintf("M%s,%s L%s,%s", num(from.x), num(from.y+from.h/2), num(to.x), num(to.y-to.h/2))
-	case from.level < to.level:
-		return fmt.Sprintf("M%s,%s L%s,%s", num(from.x), num(from.y-from.h/2), num(to.x), num(to.y+to.h/2))
+	x1, y1, x2, y2 := from.x, from.y+from.h/2, to.x, to.y-to.h/2
+	if from.level < to.level {
+		y1, y2 = from.y-from.h/2, to.y+to.h/2
 	}
-	top := from.y - from.h/2
-	lift := gapY * 0.45
-	return fmt.Sprintf("M%s,%s Q%s,%s %s,%s", num(from.x), num(top), num((from.x+to.x)/2), num(top-lift), num(to.x), num(to.y-to.h/2))
+	if from.level == to.level {
+		top := from.y - from.h/2
+		return fmt.Sprintf("M%s,%s Q%s,%s %s,%s", num(x1), num(top), num((x1+x2)/2), num(top-gapY*0.45), num(x2), num(to.y-to.h/2))
+	}
+	dx, dy := x2-x1, y2-y1
+	length := math.Hypot(dx, dy)
+	ox, oy := -dy/length*cycleOffset, dx/length*cycleOffset
+	return fmt.Sprintf("M%s,%s L%s,%s", num(x1+ox), num(y1+oy), num(x2+ox), num(y2+oy))
 }
 
 func edgeTitle(e Edge) string {

@@ -57,7 +57,8 @@ func shop() *model.Graph {
 	edge("src/billing", "src/services", 1, model.ScopeProduction)
 	edge(`src/odd "dir" <#1> & co`, "src/domain", 1, model.ScopeProduction)
 	edge("src/domain", "src/api", 1, model.ScopeTest) // test edges are no dependency of the code
-	for i := range g.Modules {                        // as the engine fills them: production edges
+	// DependsOn and UsedBy as the engine fills them: production edges.
+	for i := range g.Modules {
 		m := &g.Modules[i]
 		for _, d := range g.Dependencies {
 			if d.Scope == model.ScopeProduction && d.From == m.ID {

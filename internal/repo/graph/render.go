@@ -64,6 +64,9 @@ func decisionLines(n Node) []string {
 func Mermaid(g *Graph) string {
 	var b strings.Builder
 	b.WriteString("flowchart TD\n")
+	if g.Omitted > 0 {
+		fmt.Fprintf(&b, "  %%%% the %d most important modules shown, %d more left out\n", len(g.Nodes), g.Omitted)
+	}
 	ids := mermaidIDs(g.Nodes)
 	if len(g.Nodes) == 0 {
 		b.WriteString("  empty[\"no modules\"]\n")

@@ -381,25 +381,52 @@ func (g *Graph) node(id string) (Node, bool) {
 	return Node{}, false
 }
 
-// Similar lists up to max module ids that look like id: those ending in
-// or containing its last element, for an error that helps.
+// Similar lists up to max module ids that look like id: those a typo or
+// two away, then those ending in or containing its last element, for an
+// error that helps.
 func (g *Graph) Similar(id string, max int) []string {
 	id = cleanID(id)
 	base := path.Base(id)
-	var ends, has []string
+	var close, ends, has []string
 	for _, n := range g.Nodes {
 		switch {
+		case editDistance(n.ID, id) <= typos(id):
+			close = append(close, n.ID)
 		case path.Base(n.ID) == base || strings.HasSuffix(n.ID, "/"+id):
 			ends = append(ends, n.ID)
 		case base != "" && strings.Contains(n.ID, base):
 			has = append(has, n.ID)
 		}
 	}
-	out := append(ends, has...)
+	out := append(append(close, ends...), has...)
 	if len(out) > max {
 		out = out[:max]
 	}
 	return out
+}
+
+// typos is how many edits still read as a misspelling of s.
+func typos(s string) int { return 1 + len(s)/8 }
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 func cleanID(id string) string {

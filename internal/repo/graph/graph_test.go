@@ -275,8 +275,11 @@ func TestAround(t *testing.T) {
 	if _, err := g.Around("src/servics", 1); !errors.Is(err, ErrUnknownModule) {
 		t.Errorf("an unknown module: %v", err)
 	}
-	if got := g.Similar("servics", 3); len(got) != 0 {
-		t.Errorf("Similar(servics) = %v: nothing contains it", got)
+	if got := g.Similar("src/servics", 3); !slices.Equal(got, []string{"src/services"}) {
+		t.Errorf("Similar(src/servics) = %v, want the module a typo away", got)
+	}
+	if got := g.Similar("lib/nothing", 3); len(got) != 0 {
+		t.Errorf("Similar(lib/nothing) = %v: nothing is like it", got)
 	}
 	if got := g.Similar("services", 3); !slices.Equal(got, []string{"src/services"}) {
 		t.Errorf("Similar(services) = %v", got)

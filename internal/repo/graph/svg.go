@@ -191,8 +191,9 @@ func place(l *layered, lines [][]string) (width, height float64) {
 }
 
 // align moves a level's vertices towards the mean x of their neighbours,
-// keeping their order and gaps: the ideal places, pushed right where they
-// would overlap, then the level shifted back by the mean push.
+// keeping their order and gaps: the ideal places pushed apart rightwards,
+// and pushed apart leftwards, averaged. Both keep every gap, so their mean
+// does, and neither end of the level is pushed alone.
 func align(layer []*vertex, neighbours func(*vertex) []*vertex) {
 	if len(layer) == 0 {
 		return
@@ -208,23 +209,22 @@ func align(layer []*vertex, neighbours func(*vertex) []*vertex) {
 			want[i] = sum / float64(len(ns))
 		}
 	}
-	placed := make([]float64, len(layer))
-	push := 0.0
-	for i, v := range layer {
-		placed[i] = want[i]
-		if i > 0 {
-			min := placed[i-1] + layer[i-1].w/2 + gap(layer[i-1], v) + v.w/2
-			if placed[i] < min {
-				placed[i] = min
-			}
-		}
-		push += placed[i] - want[i]
+	right := append([]float64(nil), want...)
+	for i := 1; i < len(layer); i++ {
+		right[i] = max(right[i], right[i-1]+separation(layer[i-1], layer[i]))
 	}
-	shift := push / float64(len(layer))
+	left := append([]float64(nil), want...)
+	for i := len(layer) - 2; i >= 0; i-- {
+		left[i] = min(left[i], left[i+1]-separation(layer[i], layer[i+1]))
+	}
 	for i, v := range layer {
-		v.x = placed[i] - shift
+		v.x = (left[i] + right[i]) / 2
 	}
 }
+
+// separation is the least distance between the centres of neighbours a
+// and b.
+func separation(a, b *vertex) float64 { return a.w/2 + gap(a, b) + b.w/2 }
 
 func gap(a, b *vertex) float64 {
 	if a.dummy && b.dummy {

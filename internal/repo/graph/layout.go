@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 )
 
@@ -16,7 +18,8 @@ type vertex struct {
 	dummy bool
 	node  int // the index in Graph.Nodes (-1 for a dummy)
 	level int
-	pos   int // the index within its level
+	pos   int     // the index within its level
+	key   float64 // the barycentre it is sorted by
 	up    []*vertex
 	down  []*vertex
 	// Drawing: the centre and the size.
@@ -119,23 +122,28 @@ func (l *layered) snapshot() [][]*vertex {
 }
 
 // sortLevel orders a level by the barycentres of each vertex's neighbours;
-// a vertex without any keeps its place.
+// a vertex without any keeps its place, and ties keep their order (the
+// current position breaks them, so the order is total and deterministic).
 func (l *layered) sortLevel(lv int, neighbours func(*vertex) []*vertex) {
 	layer := l.layers[lv]
-	key := make(map[*vertex]float64, len(layer))
 	for _, v := range layer {
 		ns := neighbours(v)
 		if len(ns) == 0 {
-			key[v] = float64(v.pos)
+			v.key = float64(v.pos)
 			continue
 		}
 		sum := 0
 		for _, n := range ns {
 			sum += n.pos
 		}
-		key[v] = float64(sum) / float64(len(ns))
+		v.key = float64(sum) / float64(len(ns))
 	}
-	sort.SliceStable(layer, func(i, j int) bool { return key[layer[i]] < key[layer[j]] })
+	slices.SortFunc(layer, func(a, b *vertex) int {
+		if c := cmp.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.pos, b.pos)
+	})
 	for i, v := range layer {
 		v.pos = i
 	}

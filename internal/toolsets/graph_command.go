@@ -32,7 +32,7 @@ func graphCommand(rootFlag cli.Flag) *cli.Command {
 			"   kontext graph --format svg --module internal/api --depth 2 > api.svg",
 		Flags: []cli.Flag{rootFlag,
 			&cli.StringFlag{Name: "format", Value: graph.Formats[0], Usage: "the output: " + strings.Join(graph.Formats, ", ")},
-			&cli.StringFlag{Name: "module", Usage: "the `MODULE` (its id, as kontext analyze lists it) to centre on"},
+			&cli.StringFlag{Name: "module", Usage: "the `MODULE` to centre on: its id, as kontext analyze lists it, or one of its files"},
 			&cli.IntFlag{Name: "depth", Value: defaultGraphDepth, Usage: "with --module, the dependency steps around it to include"},
 			&cli.BoolFlag{Name: "decisions", Usage: "list the decisions that govern each module"},
 		},
@@ -53,7 +53,8 @@ func graphCommand(rootFlag cli.Flag) *cli.Command {
 			return withSnapshot(c, func(snap *repo.Snapshot, root string) error {
 				g := graph.FromModel(snap.Graph, c.Bool("decisions"))
 				if c.IsSet("module") {
-					around, err := g.Around(c.String("module"), c.Int("depth"))
+					id, _ := graph.ModuleOf(snap.Graph, impactTarget(root, c.String("module")))
+					around, err := g.Around(id, c.Int("depth"))
 					if errors.Is(err, graph.ErrUnknownModule) {
 						msg := fmt.Sprintf("%s is no module of %s", c.String("module"), root)
 						if like := g.Similar(c.String("module"), 5); len(like) > 0 {

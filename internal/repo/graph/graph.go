@@ -429,6 +429,23 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
+// ModuleOf is the module a --module argument names: a module id as
+// written, else the module owning that file; ok is false for neither.
+func ModuleOf(g *model.Graph, target string) (id string, ok bool) {
+	target = cleanID(target)
+	for i := range g.Modules {
+		if g.Modules[i].ID == target {
+			return target, true
+		}
+	}
+	for i := range g.Files {
+		if g.Files[i].Path == target && g.Files[i].Module != "" {
+			return g.Files[i].Module, true
+		}
+	}
+	return target, false
+}
+
 func cleanID(id string) string {
 	id = strings.TrimSpace(id)
 	if id == "" || id == "." || id == "./" {

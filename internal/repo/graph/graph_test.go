@@ -272,6 +272,11 @@ func TestAround(t *testing.T) {
 			t.Errorf("focus %q, want %q", around.Focus, c.module)
 		}
 	}
+	for target, want := range map[string]string{"src/api": "src/api", "./src/api/": "src/api", "src/api/routes.ts": "src/api", "main.go": ".", "src/api/nope.ts": "src/api/nope.ts"} {
+		if got, ok := ModuleOf(shop(), target); got != want || ok != (target != "src/api/nope.ts") {
+			t.Errorf("ModuleOf(%q) = %q, %v; want %q", target, got, ok, want)
+		}
+	}
 	if _, err := g.Around("src/servics", 1); !errors.Is(err, ErrUnknownModule) {
 		t.Errorf("an unknown module: %v", err)
 	}

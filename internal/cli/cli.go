@@ -56,6 +56,9 @@ type ToolsetFactory struct {
 	// Args says what the positional arguments of Commands complete to in
 	// a shell, by the command's path under kontext ("hooks run").
 	Args map[string][]Arg
+	// FlagValues says what flags of Commands complete to, by the
+	// command's path and then the flag's name (graph, format).
+	FlagValues map[string]map[string][]string
 }
 
 // Arg is what one positional argument completes to in a shell: Values,
@@ -221,6 +224,15 @@ func NewApp(p Program, stdout, stderr io.Writer) *cli.App {
 			}
 			for _, a := range args {
 				cm.args[cmd] = append(cm.args[cmd], argCompletion{values: a.Values, files: a.Files})
+			}
+		}
+		for path, flags := range f.FlagValues {
+			cmd := commandAt(app, path)
+			if cmd == nil {
+				panic("kontext: ToolsetFactory.FlagValues names no command: " + path)
+			}
+			for name, values := range flags {
+				cm.flagValues(cmd, name, fixed(values...))
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	kcli "github.com/kontext-dev/kontext/internal/cli"
 	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/mcp"
+	"github.com/kontext-dev/kontext/internal/repo/graph"
 	"github.com/kontext-dev/kontext/internal/repo/tools"
 )
 
@@ -29,6 +30,7 @@ func Repo() kcli.ToolsetFactory {
 		Args: map[string][]kcli.Arg{
 			"impact": {{Files: true}},
 		},
+		FlagValues: map[string]map[string][]string{"graph": {"format": graph.Formats}},
 	}
 }
 

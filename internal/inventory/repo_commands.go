@@ -19,7 +19,7 @@ import (
 )
 
 // repoCommands are the repo toolset's commands for a person at a terminal:
-// kontext analyze and kontext impact. They use the same engine as the
+// kontext analyze, kontext impact and kontext graph. They use the same engine as the
 // tools, with its persistent cache (a second run checks fingerprints
 // instead of re-reading the tree) and its progress line on a terminal.
 func repoCommands() []*cli.Command {
@@ -75,6 +75,7 @@ func repoCommands() []*cli.Command {
 				})
 			},
 		},
+		graphCommand(rootFlag),
 	}
 }
 

@@ -276,6 +276,9 @@ func overviewFacts(scan *Scan, hist *History) string {
 			fmt.Fprintf(&b, "| %s | %s | %d | %s |\n", cell(m.ID), kind, m.Files, cell(oneLine(m.Description, 120)))
 		}
 	}
+	if m := moduleMap(scan); m != "" {
+		b.WriteString("\n### Module map\n\n" + m)
+	}
 	if work := howToWork(scan, hist); work != "" {
 		b.WriteString("\n### How to work\n\n" + work)
 	}

@@ -255,7 +255,11 @@ type Architecture struct {
 	Edges         []model.Dependency `json:"edges"`
 	Cycles        []model.Cycle      `json:"cycles"`
 	Violations    []model.Violation  `json:"layeringViolations"`
-	Truncated     []Truncation       `json:"truncated,omitempty"`
+	// Map is the module graph as a Mermaid flowchart, with detail full
+	// only: the most important modules (or the module's neighbourhood),
+	// production edges, cycles marked.
+	Map       string       `json:"map,omitempty"`
+	Truncated []Truncation `json:"truncated,omitempty"`
 }
 
 // ArchModule is a module as the architecture sees it.

@@ -236,7 +236,10 @@ func (h *Handlers) GetArchitecture(ctx context.Context, in *spec.GetArchitecture
 	if centre != nil {
 		narrow = narrowModuleArchitecture
 	}
-	return shape(res, full(in.Detail), narrow), nil
+	if full(in.Detail) {
+		return withMap(res, g, centre, narrow), nil
+	}
+	return shape(res, false, narrow), nil
 }
 
 func contains(xs []string, x string) bool {

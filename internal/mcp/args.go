@@ -108,6 +108,11 @@ func DecodeArguments(args json.RawMessage, into any, forms *ArgumentForms) ([]st
 // args itself when none does: a 100 KB body is scanned once, never decoded
 // and encoded again.
 func normaliseArguments(args json.RawMessage, forms *ArgumentForms) (json.RawMessage, []string, error) {
+	if forms.empty() && !hasFractionOrExponent(args) {
+		// Nothing can need rewriting: the bytes go to the decoder as they
+		// are, parsed once there.
+		return args, nil, nil
+	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(args, &obj); err != nil {
 		return nil, nil, err
@@ -177,6 +182,41 @@ func normaliseArguments(args json.RawMessage, forms *ArgumentForms) (json.RawMes
 	}
 	out.WriteByte('}')
 	return out.Bytes(), notes, nil
+}
+
+func (f *ArgumentForms) empty() bool {
+	return f == nil || len(f.Integers) == 0 && len(f.Aliases) == 0
+}
+
+// hasFractionOrExponent reports whether a JSON text holds a number written
+// with a fraction or an exponent (10.0, 1e1), the only numbers Go's decoder
+// may refuse for an integer field. It scans the bytes without decoding:
+// strings are skipped, and the letters of true and false are not numbers.
+func hasFractionOrExponent(text []byte) bool {
+	inString, escaped, inNumber := false, false, false
+	for _, c := range text {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString, inNumber = true, false
+		case c == '-' || c >= '0' && c <= '9':
+			inNumber = true
+		case inNumber && (c == '.' || c == 'e' || c == 'E'):
+			return true
+		case inNumber && c == '+':
+		default:
+			inNumber = false
+		}
+	}
+	return false
 }
 
 func (f *ArgumentForms) integer(name string) (IntegerForm, bool) {

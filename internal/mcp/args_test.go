@@ -175,3 +175,88 @@ func TestNormaliseLeavesPlainArgumentsAlone(t *testing.T) {
 		t.Errorf("rewritten: %s %v (want the other values byte for byte)", out, err)
 	}
 }
+
+func TestHasFractionOrExponent(t *testing.T) {
+	for text, want := range map[string]bool{
+		`{}`:                               false,
+		`{"a":1,"b":-20,"c":[3,4]}`:        false,
+		`{"a":true,"b":false,"c":null}`:    false,
+		`{"a":"1.5e3","b":"E"}`:            false,
+		`{"a":"quote \" 1.5 \\"}`:          false,
+		`{"e.E":1}`:                        false,
+		`{"a":1.5}`:                        true,
+		`{"a":10.0}`:                       true,
+		`{"a":1e1}`:                        true,
+		`{"a":-2E+3}`:                      true,
+		`{"a":[1,{"b":0.5}]}`:              true,
+		`{"a":"x\\","b":2.0}`:              true,
+		"{\"a\" : \t 3.25 }":               true,
+		`{"a":"tail \\\\","b":true,"c":1}`: false,
+	} {
+		if got := hasFractionOrExponent([]byte(text)); got != want {
+			t.Errorf("hasFractionOrExponent(%s) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// Skipping the rewrite when nothing can need it must decode exactly what
+// the full path decodes.
+func TestDecodeArgumentsShortcutAgrees(t *testing.T) {
+	type input struct {
+		Limit int      `json:"limit"`
+		Kinds []string `json:"kinds"`
+		Query string   `json:"query"`
+		Ratio float64  `json:"ratio"`
+	}
+	for _, args := range []string{
+		`{"limit":5,"kinds":["a"],"query":"1.5e3 true"}`,
+		`{"limit":5.0}`,
+		`{"limit":1e1,"ratio":0.25}`,
+		`{"query":"\"5.0\""}`,
+		``,
+		`null`,
+	} {
+		var short, full input
+		if _, err := DecodeArguments(json.RawMessage(args), &short, nil); err != nil {
+			t.Errorf("%s: %v", args, err)
+			continue
+		}
+		// A form for an absent parameter forces the full path.
+		forceFull := &ArgumentForms{Aliases: map[string]map[string]string{"absent": {"x": "y"}}}
+		if _, err := DecodeArguments(json.RawMessage(args), &full, forceFull); err != nil {
+			t.Errorf("%s (full path): %v", args, err)
+			continue
+		}
+		if !reflect.DeepEqual(short, full) {
+			t.Errorf("%s: shortcut decoded %+v, the full path %+v", args, short, full)
+		}
+	}
+}
+
+// FuzzHasFractionOrExponent holds the byte scan to the decoder's reading
+// of the numbers of every valid JSON text.
+func FuzzHasFractionOrExponent(f *testing.F) {
+	for _, seed := range []string{`{"a":1.5}`, `{"a":"1.5"}`, `[true,false,null,-0]`, `{"a\"":2e3}`, `"\\"`} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if !json.Valid([]byte(text)) {
+			return
+		}
+		dec := json.NewDecoder(strings.NewReader(text))
+		dec.UseNumber()
+		want := false
+		for {
+			tok, err := dec.Token()
+			if err != nil {
+				break
+			}
+			if n, ok := tok.(json.Number); ok && strings.ContainsAny(string(n), ".eE") {
+				want = true
+			}
+		}
+		if got := hasFractionOrExponent([]byte(text)); got != want {
+			t.Fatalf("hasFractionOrExponent(%q) = %v, the decoder says %v", text, got, want)
+		}
+	})
+}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -158,5 +160,81 @@ func TestSessionOverAConnWithoutLines(t *testing.T) {
 	defer p.mu.Unlock()
 	if len(p.discarded) != 1 || p.discarded[0] != 4 || !p.closed {
 		t.Errorf("discarded %v and closed %v, want [4] and true", p.discarded, p.closed)
+	}
+}
+
+// answerThenSend is a conn whose client sends its next request the moment
+// it reads the answer to request 1, and waits for what becomes of it.
+type answerThenSend struct {
+	*postConn
+	next    *inbound
+	outcome chan string
+}
+
+func (a *answerThenSend) respond(token uint64, member string, body []byte) error {
+	answer := fmt.Sprintf(`{"token":%d,%q:%s}`, token, member, body)
+	switch token {
+	case 1:
+		a.in <- a.next
+		select {
+		case got := <-a.outcome:
+			a.answered <- got
+		case <-time.After(10 * time.Second):
+			a.answered <- "the next request was never answered"
+		}
+	case a.next.token:
+		a.outcome <- answer
+	default:
+		a.answered <- answer
+	}
+	return nil
+}
+
+// A client that never has more requests unanswered than the session admits
+// is never refused: the room a request took is free before its answer is
+// written.
+func TestAnsweredRequestsMakeRoomBeforeTheAnswer(t *testing.T) {
+	release := make(chan struct{})
+	tools := []*Tool{
+		{Name: "gate", Toolset: "t", InputSchema: json.RawMessage(`{"type":"object"}`),
+			Call: func(context.Context, json.RawMessage) (*ToolResult, error) {
+				<-release
+				return TextResult("opened"), nil
+			}},
+		{Name: "now", Toolset: "t", InputSchema: json.RawMessage(`{"type":"object"}`),
+			Call: func(context.Context, json.RawMessage) (*ToolResult, error) { return TextResult("ok"), nil }},
+	}
+	// One runs and one waits: two requests fill the session.
+	srv, err := NewServer(Implementation{Name: "k", Version: "1"}, Options{MaxInFlight: 1, MaxQueued: 1}, &Toolset{Name: "t", Tools: tools})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newPostConn()
+	c := &answerThenSend{postConn: p, outcome: make(chan string, 1),
+		next: &inbound{token: 3, wireID: json.RawMessage(`3`), method: "tools/call", params: json.RawMessage(`{"name":"now"}`)}}
+	served := make(chan error, 1)
+	go func() { served <- srv.serve(context.Background(), c) }()
+	p.in <- &inbound{token: 1, wireID: json.RawMessage(`1`), method: "tools/call", params: json.RawMessage(`{"name":"gate"}`)}
+	p.in <- &inbound{token: 2, wireID: json.RawMessage(`2`), method: "tools/call", params: json.RawMessage(`{"name":"now"}`)}
+	// The session reads in order: once it takes the ping, request 2 has
+	// been admitted and waits behind the gate.
+	p.in <- &inbound{token: 9, wireID: json.RawMessage(`9`), method: "ping"}
+	if got, want := p.next(t), `{"token":9,"result":{}}`; got != want {
+		t.Fatalf("ping answered %s", got)
+	}
+	close(release)
+	// Requests 2 and 3 run in either order; what matters is that both run.
+	got := []string{p.next(t), p.next(t)}
+	slices.Sort(got)
+	want := []string{
+		`{"token":2,"result":{"content":[{"type":"text","text":"ok"}]}}`,
+		`{"token":3,"result":{"content":[{"type":"text","text":"ok"}]}}`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("after the first answer, requests 2 and 3 got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	close(p.in)
+	if err := <-served; err != nil {
+		t.Fatal(err)
 	}
 }

@@ -265,18 +265,24 @@ func (ss *session) request(in *inbound) {
 			timer = time.AfterFunc(timeout, func() { c.expire(timeout) })
 		}
 		if !listener {
-			defer ss.admitted.Add(-1)
 			if !ss.takeTurn(c.ctx) {
+				ss.admitted.Add(-1)
 				if timer != nil {
 					timer.Stop()
 				}
 				return
 			}
-			defer ss.endTurn()
 		}
 		result, err := c.runGuarded(m)
 		if timer != nil {
 			timer.Stop()
+		}
+		if !listener {
+			// Room is made before the answer is written: a client that
+			// sends its next request once it reads this answer must never
+			// find the session full.
+			ss.endTurn()
+			ss.admitted.Add(-1)
 		}
 		c.finish(m, result, err)
 	}()

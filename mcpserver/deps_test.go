@@ -17,6 +17,12 @@ var heavyDependencies = []string{
 	"github.com/urfave/cli",
 	"modernc.org/sqlite",
 	"github.com/fsnotify",
+	// The engines: describing the tools needs their answer types, not the
+	// code that computes the answers.
+	"github.com/kontext-dev/kontext/internal/repo/analyze",
+	"github.com/kontext-dev/kontext/internal/repo/scan",
+	"github.com/kontext-dev/kontext/internal/knowledge",
+	"github.com/kontext-dev/kontext/internal/git",
 }
 
 // TestPublicPackageIsLight: mcpserver (and so an embedder) depends on the

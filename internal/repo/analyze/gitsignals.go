@@ -223,14 +223,7 @@ func frequency(sorted []int, n int) string {
 }
 
 // HistoryEntry is one commit in a module's or file's history.
-type HistoryEntry struct {
-	SHA                string    `json:"sha"`
-	Date               time.Time `json:"date"`
-	Author             string    `json:"author"`
-	Subject            string    `json:"subject"`
-	Files              []string  `json:"files"` // the target's files it touched (at most 10)
-	ArchitectureSignal bool      `json:"architectureSignal,omitempty"`
-}
+type HistoryEntry = model.HistoryEntry
 
 // ModuleHistory lists the commits of h that touched target (a module id,
 // a directory or a file), newest first, at most limit of them.

@@ -54,19 +54,10 @@ func (r *ImpactResult) cut(lists ...string) {
 }
 
 // ImpactFile is an affected file and why.
-type ImpactFile struct {
-	Path   string `json:"path"`
-	Module string `json:"module,omitempty"`
-	Depth  int    `json:"depth,omitempty"` // import steps from the target (0: inside it)
-	Reason string `json:"reason"`
-}
+type ImpactFile = model.ImpactFile
 
 // ImpactRef names a decision or convention whose evidence touches the target.
-type ImpactRef struct {
-	ID     string `json:"id"`
-	Title  string `json:"title"`
-	Reason string `json:"reason"`
-}
+type ImpactRef = model.ImpactRef
 
 type importRef struct {
 	file string

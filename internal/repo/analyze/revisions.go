@@ -39,22 +39,10 @@ type Diff struct {
 }
 
 // ChangedFile is one changed path.
-type ChangedFile struct {
-	Path   string `json:"path"`
-	From   string `json:"from,omitempty"` // the old path of a rename or copy
-	Status string `json:"status"`         // added, modified, deleted, renamed, copied, type-changed
-	Module string `json:"module,omitempty"`
-}
+type ChangedFile = model.ChangedFile
 
 // ChangedModule sums a module's changed files.
-type ChangedModule struct {
-	Module   string `json:"module"`
-	Files    int    `json:"files"`
-	Added    int    `json:"added,omitempty"`
-	Modified int    `json:"modified,omitempty"`
-	Deleted  int    `json:"deleted,omitempty"`
-	Renamed  int    `json:"renamed,omitempty"`
-}
+type ChangedModule = model.ChangedModule
 
 var statusNames = map[byte]string{'A': "added", 'M': "modified", 'D': "deleted", 'R': "renamed", 'C': "copied", 'T': "type-changed"}
 
@@ -153,20 +141,10 @@ type Snapshot struct {
 }
 
 // LanguageCount is how many files of a language family a tree has.
-type LanguageCount struct {
-	Language string `json:"language"`
-	Files    int    `json:"files"`
-}
+type LanguageCount = model.LanguageCount
 
 // SnapshotModule is a module as it existed at the revision.
-type SnapshotModule struct {
-	ID        string `json:"id"`
-	Name      string `json:"name,omitempty"`
-	Basis     string `json:"basis"`              // manifest, or the basis the current graph gives it
-	Manifest  string `json:"manifest,omitempty"` // the manifest at that revision
-	Ecosystem string `json:"ecosystem,omitempty"`
-	Files     int    `json:"files"`
-}
+type SnapshotModule = model.SnapshotModule
 
 // manifestEcosystems are the manifests a snapshot reads, by base name.
 var manifestEcosystems = map[string]string{

@@ -10,7 +10,6 @@
 package results
 
 import (
-	"github.com/kontext-dev/kontext/internal/repo/analyze"
 	"github.com/kontext-dev/kontext/internal/repo/model"
 )
 
@@ -42,10 +41,10 @@ type ChangeImpact struct {
 	// ones depend on those, at any distance.
 	DirectDependents     []string             `json:"directDependents"`
 	TransitiveDependents []string             `json:"transitiveDependents"`
-	Files                []analyze.ImpactFile `json:"files"` // dependent files, nearest first
-	Tests                []analyze.ImpactFile `json:"tests"` // tests likely to exercise the change
-	Decisions            []analyze.ImpactRef  `json:"decisions"`
-	Conventions          []analyze.ImpactRef  `json:"conventions"`
+	Files                []model.ImpactFile `json:"files"` // dependent files, nearest first
+	Tests                []model.ImpactFile `json:"tests"` // tests likely to exercise the change
+	Decisions            []model.ImpactRef  `json:"decisions"`
+	Conventions          []model.ImpactRef  `json:"conventions"`
 	Truncated            []Truncation         `json:"truncated,omitempty"`
 }
 
@@ -54,8 +53,8 @@ type RevisionDiff struct {
 	SchemaVersion int                     `json:"schemaVersion"`
 	Base          string                  `json:"base"` // "" when Revision is a root commit
 	Revision      string                  `json:"revision"`
-	Files         []analyze.ChangedFile   `json:"files"`
-	Modules       []analyze.ChangedModule `json:"modules"`
+	Files         []model.ChangedFile   `json:"files"`
+	Modules       []model.ChangedModule `json:"modules"`
 	HasChanges    bool                    `json:"hasChanges"`
 	// SecretFilesLeftOut are changed secret files (.env, keys, credentials),
 	// never listed in Files or counted in Modules.
@@ -74,8 +73,8 @@ type RevisionSnapshot struct {
 	Subject       string                   `json:"subject,omitempty"`
 	FileCount     int                      `json:"fileCount"` // the tree's files but the secret ones
 	Files         []string                 `json:"files"`
-	Languages     []analyze.LanguageCount  `json:"languages,omitempty"`
-	Modules       []analyze.SnapshotModule `json:"modules"`
+	Languages     []model.LanguageCount  `json:"languages,omitempty"`
+	Modules       []model.SnapshotModule `json:"modules"`
 	// SecretFilesLeftOut are the tree's secret files (.env, keys,
 	// credentials), never listed in Files nor counted anywhere else.
 	SecretFilesLeftOut []string     `json:"secretFilesLeftOut,omitempty"`
@@ -147,7 +146,7 @@ type TaskContext struct {
 	EntryPoints   []model.EntryPoint     `json:"entryPoints"`
 	Conventions   []model.Convention     `json:"conventions"`
 	Decisions     []model.Decision       `json:"decisions"`
-	RecentChanges []analyze.HistoryEntry `json:"recentChanges"`
+	RecentChanges []model.HistoryEntry `json:"recentChanges"`
 	Truncated     []Truncation           `json:"truncated,omitempty"`
 }
 
@@ -171,7 +170,7 @@ type ModuleExplanation struct {
 	EntryPoints   []model.EntryPoint     `json:"entryPoints"`
 	Conventions   []model.Convention     `json:"conventions"`
 	Decisions     []model.Decision       `json:"decisions"`
-	History       []analyze.HistoryEntry `json:"history"`
+	History       []model.HistoryEntry `json:"history"`
 	Truncated     []Truncation           `json:"truncated,omitempty"`
 }
 
@@ -240,7 +239,7 @@ type ModuleHistory struct {
 	Target        string                 `json:"target"`
 	Module        string                 `json:"module,omitempty"`
 	Signals       *model.ModuleGit       `json:"signals,omitempty"`
-	Commits       []analyze.HistoryEntry `json:"commits"`
+	Commits       []model.HistoryEntry `json:"commits"`
 	// SecretFilesLeftOut are secret files the commits touched, never
 	// listed in their files.
 	SecretFilesLeftOut []string     `json:"secretFilesLeftOut,omitempty"`

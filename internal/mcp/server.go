@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -106,11 +105,12 @@ type Server struct {
 	templates    []*ResourceTemplate
 	listVersion  uint64 // bumped on every change to a list (cursors carry it)
 
-	// toolPages holds the encoded tools/list results of one listVersion:
-	// encoding one re-compacts every advertised schema, and the tools of a
-	// version never change.
-	toolPagesMu sync.Mutex
-	toolPages   toolPageCache
+	// listPages holds the list results (tools, prompts, resources,
+	// templates) encoded for one listVersion: encoding tools/list
+	// re-compacts every advertised schema, and the lists of a version
+	// never change (resources/list checks what its templates list too).
+	listPagesMu sync.Mutex
+	listPages   listPageCache
 
 	sessionsMu sync.Mutex
 	sessions   map[*session]struct{}
@@ -280,43 +280,58 @@ func (s *Server) toolsAndVersion() ([]*Tool, uint64) {
 	return out, s.listVersion
 }
 
-// toolPageCache is the tools/list results encoded for one list version.
-type toolPageCache struct {
+// listPageCache is the list results encoded for one list version.
+type listPageCache struct {
 	version uint64
-	bodies  map[toolPageKey]json.RawMessage
+	pages   map[listPageKey]listPage
 }
 
-// toolPageKey is what, beside the list version, shapes a tools/list
-// result: the revision's features and where the page starts (the page
-// size is fixed per server).
-type toolPageKey struct {
-	feat  features
-	start int
+// listPageKey is what, beside the list version, shapes a list result: the
+// list, the revision's features and era (a 2026-07-28 result carries its
+// envelope) and where the page starts (the page size is fixed per server).
+type listPageKey struct {
+	list   string
+	feat   features
+	modern bool
+	start  int
 }
 
-func (s *Server) cachedToolPage(version uint64, key toolPageKey) (json.RawMessage, bool) {
-	s.toolPagesMu.Lock()
-	defer s.toolPagesMu.Unlock()
-	if s.toolPages.version != version {
-		return nil, false
+// listPage is one encoded result. For resources/list, listed is what the
+// page was encoded from: templates list their resources anew each time,
+// and the page is only served again for the same resources.
+type listPage struct {
+	body   preparedResult
+	listed []listedResource
+}
+
+// listedResource is what resources/list says of a resource.
+type listedResource struct {
+	uri, name, title, description, mimeType string
+}
+
+func (s *Server) cachedListPage(version uint64, key listPageKey) (listPage, bool) {
+	s.listPagesMu.Lock()
+	defer s.listPagesMu.Unlock()
+	if s.listPages.version != version {
+		return listPage{}, false
 	}
-	body, ok := s.toolPages.bodies[key]
-	return body, ok
+	page, ok := s.listPages.pages[key]
+	return page, ok
 }
 
-// cacheToolPage keeps a body for its version; the first body of a newer
-// version drops those of older ones. A body of an older version than
+// cacheListPage keeps a page for its version; the first page of a newer
+// version drops those of older ones. A page of an older version than
 // the cache's (a request that raced a change) is not kept.
-func (s *Server) cacheToolPage(version uint64, key toolPageKey, body json.RawMessage) {
-	s.toolPagesMu.Lock()
-	defer s.toolPagesMu.Unlock()
+func (s *Server) cacheListPage(version uint64, key listPageKey, page listPage) {
+	s.listPagesMu.Lock()
+	defer s.listPagesMu.Unlock()
 	switch {
-	case s.toolPages.bodies == nil || version > s.toolPages.version:
-		s.toolPages = toolPageCache{version: version, bodies: map[toolPageKey]json.RawMessage{}}
-	case version < s.toolPages.version:
+	case s.listPages.pages == nil || version > s.listPages.version:
+		s.listPages = listPageCache{version: version, pages: map[listPageKey]listPage{}}
+	case version < s.listPages.version:
 		return
 	}
-	s.toolPages.bodies[key] = body
+	s.listPages.pages[key] = page
 }
 
 // ValidatedSchema returns the bytes the validator of a tool compiled.

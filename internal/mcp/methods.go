@@ -171,7 +171,7 @@ func (c *call) prepare(result any) preparedResult {
 
 // listKey is the cache key of the page of list that starts at start.
 func (c *call) listKey(list string, start int) listPageKey {
-	return listPageKey{list: list, feat: c.feat, modern: c.modern, start: start}
+	return listPageKey{list: list, feat: c.feat, start: start}
 }
 
 // servePage answers the page of list that starts at start from the cache,

@@ -287,13 +287,13 @@ type listPageCache struct {
 }
 
 // listPageKey is what, beside the list version, shapes a list result: the
-// list, the revision's features and era (a 2026-07-28 result carries its
-// envelope) and where the page starts (the page size is fixed per server).
+// list, the revision's features (features.modern: a 2026-07-28 result
+// carries its envelope) and where the page starts (the page size is fixed
+// per server).
 type listPageKey struct {
-	list   string
-	feat   features
-	modern bool
-	start  int
+	list  string
+	feat  features
+	start int
 }
 
 // listPage is one encoded result. For resources/list, listed is what the

@@ -236,7 +236,11 @@ func (c *call) callTool() (any, error) {
 		return nil, InvalidParams(map[string]any{"tool": name}, Violation{Path: "/name", Message: "unknown tool " + name})
 	}
 	args := c.envelope.Arguments
-	if vs, problems := t.validator.validate(args); len(vs) > 0 {
+	validator, err := t.validator.compiled()
+	if err != nil {
+		return nil, err
+	}
+	if vs, problems := validator.validate(args); len(vs) > 0 {
 		if t.InvalidArguments == InvalidArgumentsToolResult && !c.ss.srv.opts.RefuseInvalidArguments {
 			return c.toolResult(invalidArgumentsResult(name, problems)), nil
 		}

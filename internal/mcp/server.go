@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -118,11 +120,38 @@ type Server struct {
 
 type registeredTool struct {
 	*Tool
-	validator *argumentValidator
+	validator *lazyValidator
+}
+
+// lazyValidator compiles a tool's input schema the first time its
+// arguments are checked: compiling every schema of kontext's tools took
+// longer than all the rest of the start-up, and a session calls few tools.
+type lazyValidator struct {
+	name   string
+	source []byte
+	once   sync.Once
+	v      *argumentValidator
+	err    error
+}
+
+func newLazyValidator(name string, schema []byte) (*lazyValidator, error) {
+	if !json.Valid(schema) {
+		_, err := compileInputSchema(name, schema) // words the error
+		return nil, err
+	}
+	return &lazyValidator{name: name, source: schema}, nil
+}
+
+// compiled returns the validator, compiling it on first use.
+func (l *lazyValidator) compiled() (*argumentValidator, error) {
+	l.once.Do(func() { l.v, l.err = compileInputSchema(l.name, l.source) })
+	return l.v, l.err
 }
 
 // NewServer returns a server that serves the given toolsets through opts.Filter.
-// It fails when a tool's input schema does not compile or a name is taken twice.
+// It fails when a tool's input schema is not JSON or a name is taken twice;
+// a schema that does not compile fails the tool's calls (CompileSchemas
+// finds it at once).
 func NewServer(info Implementation, opts Options, toolsets ...*Toolset) (*Server, error) {
 	if opts.PageSize <= 0 {
 		opts.PageSize = 100
@@ -197,7 +226,7 @@ func (s *Server) addToolLocked(t *Tool) error {
 	if !s.opts.Filter.admits(t) {
 		return nil
 	}
-	v, err := compileInputSchema(t.Name, t.InputSchema)
+	v, err := newLazyValidator(t.Name, t.InputSchema)
 	if err != nil {
 		return err
 	}
@@ -334,7 +363,26 @@ func (s *Server) cacheListPage(version uint64, key listPageKey, page listPage) {
 	s.listPages.pages[key] = page
 }
 
-// ValidatedSchema returns the bytes the validator of a tool compiled.
+// CompileSchemas compiles the input schema of every tool served now, as
+// their first calls would, and returns the errors of those that do not
+// compile (a test of a toolset's schemas; serving needs no such step).
+func (s *Server) CompileSchemas() error {
+	s.mu.RLock()
+	tools := make([]*registeredTool, 0, len(s.toolOrder))
+	for _, name := range s.toolOrder {
+		tools = append(tools, s.tools[name])
+	}
+	s.mu.RUnlock()
+	var errs []error
+	for _, t := range tools {
+		if _, err := t.validator.compiled(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ValidatedSchema returns the bytes the validator of a tool compiles.
 func (s *Server) ValidatedSchema(name string) ([]byte, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()

@@ -194,3 +194,55 @@ func TestListPagesDroppedOnChange(t *testing.T) {
 		t.Errorf("tools/list answered %s before AddTool and %s after", before, after)
 	}
 }
+
+// A tool's input schema is compiled when the tool is first called, not
+// when it is registered; one that does not compile fails its calls (and
+// CompileSchemas) and nothing else.
+func TestInputSchemasCompileOnFirstCall(t *testing.T) {
+	broken := cacheTestTool("broken")
+	broken.InputSchema = json.RawMessage(`{"type":"object","properties":{"q":{"type":"string","pattern":"("}}}`)
+	srv, err := NewServer(Implementation{Name: "k", Version: "1"}, Options{}, &Toolset{Name: "t", Tools: []*Tool{cacheTestTool("a"), broken}})
+	if err != nil {
+		t.Fatalf("NewServer refused a schema it need not compile yet: %v", err)
+	}
+	a, _ := srv.tool("a")
+	if a.validator.v != nil {
+		t.Fatal("a's schema was compiled before any call")
+	}
+	serverEnd, clientEnd := NewInMemoryTransport()
+	go srv.Serve(context.Background(), serverEnd)
+	defer clientEnd.Close()
+	lines := bufio.NewScanner(clientEnd)
+	roundTrip := func(request string) string {
+		if _, err := clientEnd.Write([]byte(request + "\n")); err != nil {
+			t.Fatal(err)
+		}
+		if !lines.Scan() {
+			t.Fatalf("no answer to %s", request)
+		}
+		return lines.Text()
+	}
+	roundTrip(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if got := roundTrip(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"a","arguments":{}}}`); !strings.Contains(got, `"result"`) {
+		t.Errorf("calling a answered %s", got)
+	}
+	if a.validator.v == nil {
+		t.Error("a's schema is not compiled after its call")
+	}
+	got := roundTrip(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"broken","arguments":{}}}`)
+	if !strings.Contains(got, `"code":-32603`) || !strings.Contains(got, "tool broken: input schema does not compile") {
+		t.Errorf("calling broken answered %s", got)
+	}
+	if err := srv.CompileSchemas(); err == nil || !strings.Contains(err.Error(), "tool broken") || strings.Contains(err.Error(), "tool a:") {
+		t.Errorf("CompileSchemas returned %v", err)
+	}
+}
+
+// A schema that is not JSON is still refused when the tool is registered.
+func TestInputSchemaNotJSONRefused(t *testing.T) {
+	bad := cacheTestTool("bad")
+	bad.InputSchema = json.RawMessage(`{"type":`)
+	if _, err := NewServer(Implementation{Name: "k", Version: "1"}, Options{}, &Toolset{Name: "t", Tools: []*Tool{bad}}); err == nil || !strings.Contains(err.Error(), "tool bad: input schema is not JSON") {
+		t.Errorf("NewServer returned %v", err)
+	}
+}

@@ -6,16 +6,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/kontext-dev/kontext/gen/errcodes"
 	"github.com/kontext-dev/kontext/gen/protocol"
+	"github.com/kontext-dev/kontext/internal/lazyregexp"
 )
 
-var requiredFieldRE = regexp.MustCompile(`^field (\S+) in \S+: (.*)$`)
+var requiredFieldRE = lazyregexp.New(`^field (\S+) in \S+: (.*)$`)
 
 // decodeParams decodes params into a generated protocol type; its
 // UnmarshalJSON checks required members and enums.

@@ -75,6 +75,7 @@ type config struct {
 	jsonOutput   bool
 	repo         string
 	nodeModules  string
+	baseline     string
 }
 
 func main() {
@@ -90,6 +91,7 @@ func main() {
 	flag.StringVar(&only, "only", "", "comma list of servers to run: "+strings.Join(serverNames, ","))
 	flag.BoolVar(&cfg.jsonOutput, "json", false, "print the results as JSON on stdout (progress stays on stderr)")
 	flag.StringVar(&cfg.repo, "repo", "", "the kontext repository (default: the go.mod above the working directory)")
+	flag.StringVar(&cfg.baseline, "baseline", "", "another kontext binary (e.g. a build of main) measured beside this checkout's, as kontext-baseline, for before/after figures from one run")
 	flag.StringVar(&cfg.nodeModules, "node-modules", "", "where @modelcontextprotocol/server-everything is installed (default <repo>/internal/interop/testdata/node/node_modules)")
 	flag.Parse()
 	if cfg.pings < 1 || cfg.window < 1 || cfg.sequential < 1 || cfg.starts < 1 || cfg.rounds < 1 || cfg.warmup < 0 {
@@ -155,7 +157,7 @@ func main() {
 // The servers
 
 // serverNames are the contenders, in report order; -only takes these.
-var serverNames = []string{"kontext", "kontext-testkit", "gosdk", "everything", "echo"}
+var serverNames = []string{"kontext", "kontext-baseline", "kontext-testkit", "gosdk", "everything", "echo"}
 
 // server is one contender: what to run, or why it cannot be.
 type server struct {
@@ -190,6 +192,14 @@ func prepareServers(cfg config, tmp string) []*server {
 		}
 	}
 	servers = append(servers, kontext)
+
+	if cfg.baseline != "" {
+		baseline := &server{name: "kontext-baseline", about: "kontext mcp built from " + cfg.baseline}
+		if wanted(baseline.name) {
+			baseline.argv = []string{cfg.baseline, "mcp", "--root", cfg.repo}
+		}
+		servers = append(servers, baseline)
+	}
 
 	testkit := &server{name: "kontext-testkit", about: "kontext runtime + the testkit toolset",
 		toolCall: `{"name":"add","arguments":{"a":1,"b":2}}`}
@@ -1214,7 +1224,7 @@ func evaluateGoals(results []*result) []goal {
 	toolsListBytesRate := func(r *result) float64 { return toolsListBytesPerSecond(r) }
 
 	var goals []goal
-	for _, name := range []string{"kontext", "kontext-testkit"} {
+	for _, name := range []string{"kontext", "kontext-baseline", "kontext-testkit"} {
 		if byName[name] == nil {
 			continue
 		}
@@ -1231,12 +1241,15 @@ func evaluateGoals(results []*result) []goal {
 	}
 	// The tools/list goals are about kontext's own tools, the ones the Go
 	// SDK server serves too.
-	if byName["kontext"] != nil {
+	for _, name := range []string{"kontext", "kontext-baseline"} {
+		if byName[name] == nil {
+			continue
+		}
 		goals = append(goals,
-			goal{Server: "kontext", Name: "tools/list throughput / everything", Unit: "×", Target: goalToolsListVsReference,
-				Value: ratio(get("kontext", toolsListRate), get("everything", toolsListRate))},
-			goal{Server: "kontext", Name: "tools/list bytes/s / gosdk", Unit: "×", Target: goalToolsListBytesVsGoSDK,
-				Value: ratio(get("kontext", toolsListBytesRate), get("gosdk", toolsListBytesRate))},
+			goal{Server: name, Name: "tools/list throughput / everything", Unit: "×", Target: goalToolsListVsReference,
+				Value: ratio(get(name, toolsListRate), get("everything", toolsListRate))},
+			goal{Server: name, Name: "tools/list bytes/s / gosdk", Unit: "×", Target: goalToolsListBytesVsGoSDK,
+				Value: ratio(get(name, toolsListBytesRate), get("gosdk", toolsListBytesRate))},
 		)
 	}
 	for i := range goals {

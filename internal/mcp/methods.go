@@ -157,7 +157,8 @@ func (c *call) pageOf(list string, total int, version uint64) (int, int, *string
 
 // preparedResult is a result encoded for the negotiated revision, the
 // 2026-07-28 envelope included: finish sends it as it is. The list methods
-// answer with one, prepared once per list version and kept (listPage).
+// answer with one, prepared once per list version and kept (listPage), so
+// every session shares its bytes: a conn copies them, never changes them.
 type preparedResult []byte
 
 // prepare encodes a result as finish would.

@@ -2,10 +2,11 @@ package cli
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/kontext-dev/kontext/internal/lazyregexp"
 )
 
 // The categories the commands are grouped in, in the order the help lists
@@ -191,9 +192,9 @@ func defaultText(f cli.Flag, df cli.DocGenerationFlag) string {
 }
 
 var (
-	undefinedFlagRE = regexp.MustCompile(`^flag provided but not defined: -+(.+)$`)
-	needsValueRE    = regexp.MustCompile(`^flag needs an argument: -+(.+)$`)
-	invalidValueRE  = regexp.MustCompile(`^invalid (boolean )?value "(.*)" for (?:flag )?-+([^:]+): (.*)$`)
+	undefinedFlagRE = lazyregexp.New(`^flag provided but not defined: -+(.+)$`)
+	needsValueRE    = lazyregexp.New(`^flag needs an argument: -+(.+)$`)
+	invalidValueRE  = lazyregexp.New(`^invalid (boolean )?value "(.*)" for (?:flag )?-+([^:]+): (.*)$`)
 )
 
 // usageError turns what the flag package says about a command line into

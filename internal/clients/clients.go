@@ -9,9 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/kontext-dev/kontext/internal/lazyregexp"
 )
 
 // ServerName is the name kontext's entry has unless --name says otherwise.
@@ -78,7 +79,7 @@ func (s Spec) argv() []string {
 // validName is what every client accepts as a server name: Claude Code
 // and Codex refuse anything else, it is a bare TOML key, and tool-name
 // prefixes such as mcp__<name>__ stay short.
-var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$`)
+var validName = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$`)
 
 // CheckName says why name cannot name kontext's entry, or nil.
 func CheckName(name string) error {

@@ -101,6 +101,16 @@ func TestAdvertisedIsValidated(t *testing.T) {
 	}
 }
 
+// TestShippedSchemasCompile compiles every shipped tool's input schema:
+// the server compiles each only when the tool is first called, so a schema
+// the validator refuses would otherwise surface on a user's first call.
+func TestShippedSchemasCompile(t *testing.T) {
+	srv, _ := serve(t)
+	if err := srv.CompileSchemas(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestToolSnapshots compares each tool's advertised definition with
 // testdata/tools/<tool>.json byte for byte; -update rewrites them (and
 // removes those of tools that are gone); a missing or orphaned snapshot

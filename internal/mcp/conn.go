@@ -16,7 +16,8 @@ type conn interface {
 	read() (*inbound, error)
 	// respond answers the request behind token, once: a second answer, or
 	// one to a discarded request, is dropped. member is "result" or
-	// "error", body its JSON value.
+	// "error", body its JSON value, which may be shared with other
+	// sessions (a kept list page): it is read, never changed or kept.
 	respond(token uint64, member string, body []byte) error
 	// discard forgets a request that will never be answered (the client
 	// cancelled it), so that whatever waits for it (a batch) can go on.

@@ -379,10 +379,10 @@ func (s *lineConn) respond(token uint64, member string, body []byte) error {
 	if in == nil {
 		return nil
 	}
-	line := joinResponse(in.wireID, member, body)
 	if in.batch == nil {
-		return s.writeLine(line)
+		return s.writeResponse(in.wireID, member, body)
 	}
+	line := joinResponse(in.wireID, member, body)
 	s.mu.Lock()
 	in.batch.responses = append(in.batch.responses, batchResponse{in.pos, line})
 	in.batch.waiting--
@@ -395,10 +395,14 @@ func (s *lineConn) respond(token uint64, member string, body []byte) error {
 }
 
 func joinResponse(id json.RawMessage, member string, body json.RawMessage) []byte {
+	return appendResponse(make([]byte, 0, len(body)+len(id)+40), id, member, body)
+}
+
+// appendResponse appends the response line (without its newline) to out.
+func appendResponse(out []byte, id json.RawMessage, member string, body json.RawMessage) []byte {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
-	out := make([]byte, 0, len(body)+len(id)+40)
 	out = append(out, `{"jsonrpc":"2.0","id":`...)
 	out = append(out, id...)
 	out = append(out, `,"`...)
@@ -436,6 +440,19 @@ func (s *lineConn) writeBatch(b *batch) {
 	s.writeLine(append(out, ']'))
 }
 
+// writeResponse writes a response as writeLine does, assembled in place
+// in the held lines: a tools/list answer is tens of kilobytes, and
+// joining it into a line of its own first would copy it once more.
+func (s *lineConn) writeResponse(id json.RawMessage, member string, body []byte) error {
+	if s.trace != nil {
+		return s.writeLine(joinResponse(id, member, body))
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	s.wbuf = append(appendResponse(s.wbuf, id, member, body), '\n')
+	return s.flushHeldLocked()
+}
+
 // writeLine writes one message and its newline in a single write, so that
 // concurrent writers never interleave.
 func (s *lineConn) writeLine(line []byte) error {
@@ -445,6 +462,12 @@ func (s *lineConn) writeLine(line []byte) error {
 		s.trace(true, line)
 	}
 	s.wbuf = append(append(s.wbuf, line...), '\n')
+	return s.flushHeldLocked()
+}
+
+// flushHeldLocked writes the held lines unless the read loop will soon
+// (see readerIdle); s.wmu is held.
+func (s *lineConn) flushHeldLocked() error {
 	if !s.readerIdle && len(s.wbuf) < 256<<10 {
 		return nil // written when the read loop next reads
 	}

@@ -6,15 +6,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/kontext-dev/kontext/gen/errcodes"
 	"github.com/kontext-dev/kontext/gen/protocol"
+	"github.com/kontext-dev/kontext/internal/lazyregexp"
 )
 
-var requiredFieldRE = regexp.MustCompile(`^field (\S+) in \S+: (.*)$`)
+var requiredFieldRE = lazyregexp.New(`^field (\S+) in \S+: (.*)$`)
 
 // decodeParams decodes params into a generated protocol type; its
 // UnmarshalJSON checks required members and enums.
@@ -121,17 +122,8 @@ type cursor struct {
 	Version uint64 `json:"v"`
 }
 
-// page returns the [start, end) of the page a request asks for, and the
-// cursor of the next page ("" at the end).
-func (c *call) page(list string, total int) (int, int, *string, error) {
-	srv := c.ss.srv
-	srv.mu.RLock()
-	version := srv.listVersion
-	srv.mu.RUnlock()
-	return c.pageOf(list, total, version)
-}
-
-// pageOf is page for a list of the given version.
+// pageOf returns the [start, end) of the page a request asks for in a list
+// of the given version, and the cursor of the next page ("" at the end).
 func (c *call) pageOf(list string, total int, version uint64) (int, int, *string, error) {
 	var p protocol.PaginatedParams
 	if err := decodeParams(c.params, &p); err != nil {
@@ -163,24 +155,52 @@ func (c *call) pageOf(list string, total int, version uint64) (int, int, *string
 	return start, end, next, nil
 }
 
-func (c *call) listTools() (any, error) {
+// preparedResult is a result encoded for the negotiated revision, the
+// 2026-07-28 envelope included: finish sends it as it is. The list methods
+// answer with one, prepared once per list version and kept (listPage), so
+// every session shares its bytes: a conn copies them, never changes them.
+type preparedResult []byte
+
+// prepare encodes a result as finish would.
+func (c *call) prepare(result any) preparedResult {
+	body := marshal(result)
+	if c.modern {
+		body = c.modernEnvelope(methods[c.method], body)
+	}
+	return body
+}
+
+// listKey is the cache key of the page of list that starts at start.
+func (c *call) listKey(list string, start int) listPageKey {
+	return listPageKey{list: list, feat: c.feat, start: start}
+}
+
+// servePage answers the page of list that starts at start from the cache,
+// or encodes it with build and keeps it for the list's version.
+func (c *call) servePage(list string, version uint64, start int, build func() any) preparedResult {
 	srv := c.ss.srv
-	tools, version := srv.toolsAndVersion()
+	key := c.listKey(list, start)
+	if page, ok := srv.cachedListPage(version, key); ok {
+		return page.body
+	}
+	body := c.prepare(build())
+	srv.cacheListPage(version, key, listPage{body: body})
+	return body
+}
+
+func (c *call) listTools() (any, error) {
+	tools, version := c.ss.srv.toolsAndVersion()
 	start, end, next, err := c.pageOf("tools", len(tools), version)
 	if err != nil {
 		return nil, err
 	}
-	key := toolPageKey{feat: c.feat, start: start}
-	if body, ok := srv.cachedToolPage(version, key); ok {
-		return body, nil
-	}
-	out := protocol.ListToolsResult{Tools: make([]protocol.Tool, 0, end-start), NextCursor: next}
-	for _, t := range tools[start:end] {
-		out.Tools = append(out.Tools, c.describeTool(t))
-	}
-	body := json.RawMessage(marshal(out))
-	srv.cacheToolPage(version, key, body)
-	return body, nil
+	return c.servePage("tools", version, start, func() any {
+		out := protocol.ListToolsResult{Tools: make([]protocol.Tool, 0, end-start), NextCursor: next}
+		for _, t := range tools[start:end] {
+			out.Tools = append(out.Tools, c.describeTool(t))
+		}
+		return out
+	}), nil
 }
 
 // describeTool is a tool as the negotiated revision defines it.
@@ -217,7 +237,11 @@ func (c *call) callTool() (any, error) {
 		return nil, InvalidParams(map[string]any{"tool": name}, Violation{Path: "/name", Message: "unknown tool " + name})
 	}
 	args := c.envelope.Arguments
-	if vs, problems := t.validator.validate(args); len(vs) > 0 {
+	validator, err := t.validator.compiled()
+	if err != nil {
+		return nil, err
+	}
+	if vs, problems := validator.validate(args); len(vs) > 0 {
 		if t.InvalidArguments == InvalidArgumentsToolResult && !c.ss.srv.opts.RefuseInvalidArguments {
 			return c.toolResult(invalidArgumentsResult(name, problems)), nil
 		}
@@ -346,23 +370,26 @@ func (c *call) listPrompts() (any, error) {
 	for _, name := range srv.promptOrder {
 		prompts = append(prompts, srv.prompts[name])
 	}
+	version := srv.listVersion
 	srv.mu.RUnlock()
-	start, end, next, err := c.page("prompts", len(prompts))
+	start, end, next, err := c.pageOf("prompts", len(prompts), version)
 	if err != nil {
 		return nil, err
 	}
-	out := protocol.ListPromptsResult{Prompts: make([]protocol.Prompt, 0, end-start), NextCursor: next}
-	for _, p := range prompts[start:end] {
-		d := protocol.Prompt{Name: p.Name, Description: strPtr(p.Description)}
-		if c.feat.titles {
-			d.Title = strPtr(p.Title)
+	return c.servePage("prompts", version, start, func() any {
+		out := protocol.ListPromptsResult{Prompts: make([]protocol.Prompt, 0, end-start), NextCursor: next}
+		for _, p := range prompts[start:end] {
+			d := protocol.Prompt{Name: p.Name, Description: strPtr(p.Description)}
+			if c.feat.titles {
+				d.Title = strPtr(p.Title)
+			}
+			for _, a := range p.Arguments {
+				d.Arguments = append(d.Arguments, protocol.PromptArgument{Name: a.Name, Description: strPtr(a.Description), Required: Bool(a.Required)})
+			}
+			out.Prompts = append(out.Prompts, d)
 		}
-		for _, a := range p.Arguments {
-			d.Arguments = append(d.Arguments, protocol.PromptArgument{Name: a.Name, Description: strPtr(a.Description), Required: Bool(a.Required)})
-		}
-		out.Prompts = append(out.Prompts, d)
-	}
-	return out, nil
+		return out
+	}), nil
 }
 
 func (c *call) getPrompt() (any, error) {
@@ -421,6 +448,7 @@ func (c *call) listResources() (any, error) {
 		all = append(all, srv.resources[uri])
 	}
 	templates := append([]*ResourceTemplate(nil), srv.templates...)
+	version := srv.listVersion
 	srv.mu.RUnlock()
 	for _, t := range templates {
 		if t.List == nil {
@@ -437,35 +465,50 @@ func (c *call) listResources() (any, error) {
 			all = append(all, r)
 		}
 	}
-	start, end, next, err := c.page("resources", len(all))
+	start, end, next, err := c.pageOf("resources", len(all), version)
 	if err != nil {
 		return nil, err
+	}
+	// The templates' resources are listed anew for every request, so a
+	// kept page is served only when it was encoded from the same ones.
+	listed := make([]listedResource, 0, len(all))
+	for _, r := range all {
+		listed = append(listed, listedResource{r.URI, r.Name, r.Title, r.Description, r.MIMEType})
+	}
+	key := c.listKey("resources", start)
+	if page, ok := srv.cachedListPage(version, key); ok && slices.Equal(page.listed, listed) {
+		return page.body, nil
 	}
 	out := protocol.ListResourcesResult{Resources: make([]protocol.Resource, 0, end-start), NextCursor: next}
 	for _, r := range all[start:end] {
 		out.Resources = append(out.Resources, c.describeResource(r))
 	}
-	return out, nil
+	body := c.prepare(out)
+	srv.cacheListPage(version, key, listPage{body: body, listed: listed})
+	return body, nil
 }
 
 func (c *call) listTemplates() (any, error) {
 	srv := c.ss.srv
 	srv.mu.RLock()
 	templates := append([]*ResourceTemplate(nil), srv.templates...)
+	version := srv.listVersion
 	srv.mu.RUnlock()
-	start, end, next, err := c.page("templates", len(templates))
+	start, end, next, err := c.pageOf("templates", len(templates), version)
 	if err != nil {
 		return nil, err
 	}
-	out := protocol.ListResourceTemplatesResult{ResourceTemplates: make([]protocol.ResourceTemplate, 0, end-start), NextCursor: next}
-	for _, t := range templates[start:end] {
-		d := protocol.ResourceTemplate{URITemplate: t.URITemplate, Name: t.Name, Description: strPtr(t.Description), MIMEType: strPtr(t.MIMEType)}
-		if c.feat.titles {
-			d.Title = strPtr(t.Title)
+	return c.servePage("templates", version, start, func() any {
+		out := protocol.ListResourceTemplatesResult{ResourceTemplates: make([]protocol.ResourceTemplate, 0, end-start), NextCursor: next}
+		for _, t := range templates[start:end] {
+			d := protocol.ResourceTemplate{URITemplate: t.URITemplate, Name: t.Name, Description: strPtr(t.Description), MIMEType: strPtr(t.MIMEType)}
+			if c.feat.titles {
+				d.Title = strPtr(t.Title)
+			}
+			out.ResourceTemplates = append(out.ResourceTemplates, d)
 		}
-		out.ResourceTemplates = append(out.ResourceTemplates, d)
-	}
-	return out, nil
+		return out
+	}), nil
 }
 
 // resolve reads the resource a URI names, or returns -32602 (never -32002).

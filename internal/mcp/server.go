@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -106,11 +107,12 @@ type Server struct {
 	templates    []*ResourceTemplate
 	listVersion  uint64 // bumped on every change to a list (cursors carry it)
 
-	// toolPages holds the encoded tools/list results of one listVersion:
-	// encoding one re-compacts every advertised schema, and the tools of a
-	// version never change.
-	toolPagesMu sync.Mutex
-	toolPages   toolPageCache
+	// listPages holds the list results (tools, prompts, resources,
+	// templates) encoded for one listVersion: encoding tools/list
+	// re-compacts every advertised schema, and the lists of a version
+	// never change (resources/list checks what its templates list too).
+	listPagesMu sync.Mutex
+	listPages   listPageCache
 
 	sessionsMu sync.Mutex
 	sessions   map[*session]struct{}
@@ -118,11 +120,38 @@ type Server struct {
 
 type registeredTool struct {
 	*Tool
-	validator *argumentValidator
+	validator *lazyValidator
+}
+
+// lazyValidator compiles a tool's input schema the first time its
+// arguments are checked: compiling every schema of kontext's tools took
+// longer than all the rest of the start-up, and a session calls few tools.
+type lazyValidator struct {
+	name   string
+	source []byte
+	once   sync.Once
+	v      *argumentValidator
+	err    error
+}
+
+func newLazyValidator(name string, schema []byte) (*lazyValidator, error) {
+	if !json.Valid(schema) {
+		_, err := compileInputSchema(name, schema) // words the error
+		return nil, err
+	}
+	return &lazyValidator{name: name, source: schema}, nil
+}
+
+// compiled returns the validator, compiling it on first use.
+func (l *lazyValidator) compiled() (*argumentValidator, error) {
+	l.once.Do(func() { l.v, l.err = compileInputSchema(l.name, l.source) })
+	return l.v, l.err
 }
 
 // NewServer returns a server that serves the given toolsets through opts.Filter.
-// It fails when a tool's input schema does not compile or a name is taken twice.
+// It fails when a tool's input schema is not JSON or a name is taken twice;
+// a schema that does not compile fails the tool's calls (CompileSchemas
+// finds it at once).
 func NewServer(info Implementation, opts Options, toolsets ...*Toolset) (*Server, error) {
 	if opts.PageSize <= 0 {
 		opts.PageSize = 100
@@ -197,7 +226,7 @@ func (s *Server) addToolLocked(t *Tool) error {
 	if !s.opts.Filter.admits(t) {
 		return nil
 	}
-	v, err := compileInputSchema(t.Name, t.InputSchema)
+	v, err := newLazyValidator(t.Name, t.InputSchema)
 	if err != nil {
 		return err
 	}
@@ -280,46 +309,80 @@ func (s *Server) toolsAndVersion() ([]*Tool, uint64) {
 	return out, s.listVersion
 }
 
-// toolPageCache is the tools/list results encoded for one list version.
-type toolPageCache struct {
+// listPageCache is the list results encoded for one list version.
+type listPageCache struct {
 	version uint64
-	bodies  map[toolPageKey]json.RawMessage
+	pages   map[listPageKey]listPage
 }
 
-// toolPageKey is what, beside the list version, shapes a tools/list
-// result: the revision's features and where the page starts (the page
-// size is fixed per server).
-type toolPageKey struct {
+// listPageKey is what, beside the list version, shapes a list result: the
+// list, the revision's features (features.modern: a 2026-07-28 result
+// carries its envelope) and where the page starts (the page size is fixed
+// per server).
+type listPageKey struct {
+	list  string
 	feat  features
 	start int
 }
 
-func (s *Server) cachedToolPage(version uint64, key toolPageKey) (json.RawMessage, bool) {
-	s.toolPagesMu.Lock()
-	defer s.toolPagesMu.Unlock()
-	if s.toolPages.version != version {
-		return nil, false
-	}
-	body, ok := s.toolPages.bodies[key]
-	return body, ok
+// listPage is one encoded result. For resources/list, listed is what the
+// page was encoded from: templates list their resources anew each time,
+// and the page is only served again for the same resources.
+type listPage struct {
+	body   preparedResult
+	listed []listedResource
 }
 
-// cacheToolPage keeps a body for its version; the first body of a newer
-// version drops those of older ones. A body of an older version than
+// listedResource is what resources/list says of a resource.
+type listedResource struct {
+	uri, name, title, description, mimeType string
+}
+
+func (s *Server) cachedListPage(version uint64, key listPageKey) (listPage, bool) {
+	s.listPagesMu.Lock()
+	defer s.listPagesMu.Unlock()
+	if s.listPages.version != version {
+		return listPage{}, false
+	}
+	page, ok := s.listPages.pages[key]
+	return page, ok
+}
+
+// cacheListPage keeps a page for its version; the first page of a newer
+// version drops those of older ones. A page of an older version than
 // the cache's (a request that raced a change) is not kept.
-func (s *Server) cacheToolPage(version uint64, key toolPageKey, body json.RawMessage) {
-	s.toolPagesMu.Lock()
-	defer s.toolPagesMu.Unlock()
+func (s *Server) cacheListPage(version uint64, key listPageKey, page listPage) {
+	s.listPagesMu.Lock()
+	defer s.listPagesMu.Unlock()
 	switch {
-	case s.toolPages.bodies == nil || version > s.toolPages.version:
-		s.toolPages = toolPageCache{version: version, bodies: map[toolPageKey]json.RawMessage{}}
-	case version < s.toolPages.version:
+	case s.listPages.pages == nil || version > s.listPages.version:
+		s.listPages = listPageCache{version: version, pages: map[listPageKey]listPage{}}
+	case version < s.listPages.version:
 		return
 	}
-	s.toolPages.bodies[key] = body
+	s.listPages.pages[key] = page
 }
 
-// ValidatedSchema returns the bytes the validator of a tool compiled.
+// CompileSchemas compiles the input schema of every tool served now, as
+// their first calls would, and returns the errors of those that do not
+// compile (a test of a toolset's schemas; serving needs no such step).
+func (s *Server) CompileSchemas() error {
+	s.mu.RLock()
+	tools := make([]*registeredTool, 0, len(s.toolOrder))
+	for _, name := range s.toolOrder {
+		tools = append(tools, s.tools[name])
+	}
+	s.mu.RUnlock()
+	var errs []error
+	for _, t := range tools {
+		if _, err := t.validator.compiled(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ValidatedSchema returns the bytes the validator of a tool compiles.
 func (s *Server) ValidatedSchema(name string) ([]byte, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()

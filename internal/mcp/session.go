@@ -419,9 +419,13 @@ func (c *call) finish(m method, result any, err error) {
 		return
 	}
 	var body []byte
-	if _, empty := result.(struct{}); empty {
+	switch r := result.(type) {
+	case preparedResult:
+		c.ss.conn.respond(c.in.token, "result", r)
+		return
+	case struct{}:
 		body = []byte("{}")
-	} else {
+	default:
 		body = marshal(result)
 	}
 	if c.modern {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -16,6 +15,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/kontext-dev/kontext/internal/lazyregexp"
 )
 
 // argumentValidator checks tool arguments against the exact bytes the tool
@@ -240,7 +241,7 @@ func (v *argumentValidator) describeAnyOf(e *jsonschema.ValidationError, inst an
 	}
 }
 
-var digitsRE = regexp.MustCompile(`^[0-9]+$`)
+var digitsRE = lazyregexp.New(`^[0-9]+$`)
 
 // maxDigitsShown bounds the strings of digits read as numbers for a message.
 const maxDigitsShown = 32

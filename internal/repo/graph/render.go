@@ -7,8 +7,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
+
+	"github.com/kontext-dev/kontext/internal/lazyregexp"
 )
 
 // Formats are the formats Render writes, the default first.
@@ -107,7 +108,7 @@ func Mermaid(g *Graph) string {
 	return b.String()
 }
 
-var mermaidUnsafe = regexp.MustCompile(`[^A-Za-z0-9_]+`)
+var mermaidUnsafe = lazyregexp.New(`[^A-Za-z0-9_]+`)
 
 // mermaidIDs gives each module a Mermaid node id: "m_" and its id with
 // every other character run turned into "_"; where two modules would

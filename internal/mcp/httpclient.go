@@ -444,13 +444,23 @@ func (s *httpStream) refused(ctx context.Context, msg outgoing, resp *http.Respo
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	var m struct {
-		Error json.RawMessage `json:"error"`
+		ID    json.RawMessage `json:"id"`
+		Error *struct {
+			Code    int64           `json:"code"`
+			Message string          `json:"message"`
+			Data    json.RawMessage `json:"data,omitempty"`
+		} `json:"error"`
 	}
-	if json.Unmarshal(body, &m) == nil && len(m.Error) > 0 && m.Error[0] == '{' {
-		s.deliver(joinResponse(msg.id, "error", m.Error))
+	if json.Unmarshal(body, &m) != nil || m.Error == nil {
+		s.fail(ctx, msg, "the server answered HTTP "+resp.Status)
 		return
 	}
-	s.fail(ctx, msg, "the server answered HTTP "+resp.Status)
+	if !bytes.Equal(m.ID, msg.id) {
+		// An error about the HTTP request rather than an answer to the
+		// message (id null): the status says more than the code.
+		m.Error.Message = "streamable HTTP: the server answered HTTP " + resp.Status + ": " + m.Error.Message
+	}
+	s.deliver(joinResponse(msg.id, "error", marshal(m.Error)))
 }
 
 // fail answers a request with an error made here, so that the call waiting
@@ -468,11 +478,18 @@ func (s *httpStream) fail(ctx context.Context, msg outgoing, reason string) {
 	})))
 }
 
-// deliver hands one message to the client's read loop.
+// deliver hands one message to the client's read loop, as one line: a
+// message spread over lines (SSE data lines are joined with LF) is
+// compacted, and one that is not JSON is dropped here, since its lines
+// could otherwise pass for several messages.
 func (s *httpStream) deliver(message []byte) {
-	line := make([]byte, 0, len(message)+1)
-	line = append(append(line, bytes.TrimSpace(message)...), '\n')
-	_, _ = s.inW.Write(line)
+	var line bytes.Buffer
+	if err := json.Compact(&line, message); err != nil {
+		s.log.Warn("mcp: dropped a message from the server that is not JSON", "error", err, "bytes", len(message))
+		return
+	}
+	line.WriteByte('\n')
+	_, _ = s.inW.Write(line.Bytes())
 }
 
 // reinitialize starts a new session when the server forgot the one used

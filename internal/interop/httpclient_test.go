@@ -138,11 +138,12 @@ func (p *recordingProxy) handler(target *url.URL) http.Handler {
 				}
 				_, _ = io.Copy(io.Discard, pr)
 			}()
-			tee := &teeWriter{ResponseWriter: w, copy: pw}
+			tee := &teeWriter{ResponseWriter: w, copy: pw, status: func(status int) {
+				p.mu.Lock()
+				p.getStatuses = append(p.getStatuses, status)
+				p.mu.Unlock()
+			}}
 			rp.ServeHTTP(tee, r.WithContext(ctx))
-			p.mu.Lock()
-			p.getStatuses = append(p.getStatuses, tee.status)
-			p.mu.Unlock()
 			pw.Close()
 			<-done
 		default:
@@ -176,17 +177,21 @@ func (p *recordingProxy) snapshot() (posted, getIDs, onGetStream []string, delet
 type teeWriter struct {
 	http.ResponseWriter
 	copy   io.Writer
-	status int
+	status func(int) // told the status, once
+	told   bool
 }
 
 func (t *teeWriter) WriteHeader(status int) {
-	t.status = status
+	if !t.told {
+		t.told = true
+		t.status(status)
+	}
 	t.ResponseWriter.WriteHeader(status)
 }
 
 func (t *teeWriter) Write(b []byte) (int, error) {
-	if t.status == 0 {
-		t.status = http.StatusOK
+	if !t.told {
+		t.WriteHeader(http.StatusOK)
 	}
 	_, _ = t.copy.Write(b)
 	return t.ResponseWriter.Write(b)
@@ -332,9 +337,6 @@ func TestKontextHTTPClientServerEverything(t *testing.T) {
 				if getIDs[gets] != lastID {
 					t.Errorf("reconnected with Last-Event-ID %q, want %q (the last event received)", getIDs[gets], lastID)
 				}
-				if len(statuses) > gets && statuses[gets] != http.StatusOK {
-					t.Errorf("the resumed GET was answered %d", statuses[gets])
-				}
 				break
 			}
 			if time.Now().After(deadline) {
@@ -342,14 +344,17 @@ func TestKontextHTTPClientServerEverything(t *testing.T) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
-		// The client still works over the session, and the stream is open.
+		// The client still works over the session, and the server took
+		// the resumption.
 		if err := c.Ping(bounded(t)); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(200 * time.Millisecond)
 		proxy.mu.Lock()
-		open := len(proxy.cancels)
+		statuses, open := append([]int(nil), proxy.getStatuses...), len(proxy.cancels)
 		proxy.mu.Unlock()
+		if len(statuses) <= gets || statuses[gets] != http.StatusOK {
+			t.Errorf("GET statuses %v: the resumption was not answered 200", statuses)
+		}
 		if open != 1 {
 			t.Errorf("%d GET streams open after the reconnection, want 1", open)
 		}

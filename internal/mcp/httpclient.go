@@ -225,12 +225,16 @@ func (s *httpStream) dispatch(line []byte) {
 		s.mu.Lock()
 		req, ok := s.inflight[string(p.Params.RequestID)]
 		s.mu.Unlock()
-		if !ok || !req.modern {
-			s.post(s.ctx, msg)
-		}
-		if ok {
-			req.abort()
-		}
+		// Off the write path; the notification goes before the stream is
+		// given up, so the server hears of the cancellation first.
+		go func() {
+			if !ok || !req.modern {
+				s.post(s.ctx, msg)
+			}
+			if ok {
+				req.abort()
+			}
+		}()
 		return
 	}
 	if msg.id == nil {
@@ -354,7 +358,7 @@ func (s *httpStream) answer(ctx context.Context, msg outgoing, resp *http.Respon
 			s.deliver(body)
 		}
 	case "text/event-stream":
-		answered, err := s.follow(ctx, resp.Body, func(data []byte) bool {
+		handle := func(data []byte) bool {
 			if isResponseTo(data, msg.id) {
 				s.learn(msg, data)
 				s.deliver(data)
@@ -362,7 +366,12 @@ func (s *httpStream) answer(ctx context.Context, msg outgoing, resp *http.Respon
 			}
 			s.deliver(data)
 			return false
-		})
+		}
+		dec := newSSEDecoder(resp.Body, s.opts.MaxMessageBytes)
+		answered, err := s.follow(ctx, dec, handle)
+		if !answered && err == nil && msg.modern == "" {
+			answered, err = s.resume(ctx, dec, handle)
+		}
 		if !answered {
 			reason := "the server closed the stream without answering"
 			if err != nil {
@@ -377,8 +386,7 @@ func (s *httpStream) answer(ctx context.Context, msg outgoing, resp *http.Respon
 
 // follow delivers the events of an SSE stream until handle reports the
 // last one, the stream ends or ctx does.
-func (s *httpStream) follow(ctx context.Context, body io.Reader, handle func(data []byte) bool) (bool, error) {
-	dec := newSSEDecoder(body, s.opts.MaxMessageBytes)
+func (s *httpStream) follow(ctx context.Context, dec *sseDecoder, handle func(data []byte) bool) (bool, error) {
 	for {
 		ev, err := dec.next()
 		if err != nil {
@@ -397,6 +405,62 @@ func (s *httpStream) follow(ctx context.Context, body io.Reader, handle func(dat
 			return true, nil
 		}
 	}
+}
+
+// maxIdleResumptions bounds the resumptions of a stream in a row that bring
+// no event, so that a server that keeps closing a stream without ever
+// answering does not keep the client polling.
+const maxIdleResumptions = 5
+
+// resume follows a request's SSE stream the server closed before answering
+// (the legacy eras let a server end a stream after an event id and have the
+// client poll): it reconnects with GET and Last-Event-ID after the
+// server's retry, for as long as the stream names an event to resume from.
+func (s *httpStream) resume(ctx context.Context, dec *sseDecoder, handle func(data []byte) bool) (bool, error) {
+	idle := 0
+	for dec.lastID != "" && idle < maxIdleResumptions {
+		wait := dec.retry
+		if wait <= 0 {
+			wait = s.opts.RetryDelay
+		}
+		select {
+		case <-ctx.Done():
+			return false, nil
+		case <-time.After(wait):
+		}
+		s.mu.Lock()
+		session, version := s.session, s.version
+		s.mu.Unlock()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
+		if err != nil {
+			return false, err
+		}
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Last-Event-ID", dec.lastID)
+		s.legacyHeaders(req, session, version)
+		resp, err := s.client.Do(req)
+		if err != nil {
+			return false, err
+		}
+		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); resp.StatusCode != http.StatusOK || mt != "text/event-stream" {
+			drain(resp)
+			return false, fmt.Errorf("resuming with Last-Event-ID was answered HTTP %s", resp.Status)
+		}
+		next := newSSEDecoder(resp.Body, s.opts.MaxMessageBytes)
+		next.lastID, next.retry = dec.lastID, dec.retry
+		answered, err := s.follow(ctx, next, handle)
+		drain(resp)
+		if answered || err != nil {
+			return answered, err
+		}
+		if next.lastID == dec.lastID {
+			idle++
+		} else {
+			idle = 0
+		}
+		dec = next
+	}
+	return false, nil
 }
 
 // learn keeps the protocol version the server chose at initialize.
@@ -525,7 +589,7 @@ func (s *httpStream) reinitialize(ctx context.Context, stale string) error {
 	s.session = resp.Header.Get("Mcp-Session-Id")
 	var result []byte
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/event-stream" {
-		_, _ = s.follow(ctx, resp.Body, func(data []byte) bool { result = data; return isResponseTo(data, idOf(s.initialize)) })
+		_, _ = s.follow(ctx, newSSEDecoder(resp.Body, s.opts.MaxMessageBytes), func(data []byte) bool { result = data; return isResponseTo(data, idOf(s.initialize)) })
 	} else {
 		result, _ = io.ReadAll(io.LimitReader(resp.Body, int64(s.opts.MaxMessageBytes)))
 	}

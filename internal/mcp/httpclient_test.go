@@ -42,6 +42,7 @@ type fakeStreamable struct {
 	lastEventIDs []string // Last-Event-ID of each GET ("" for none)
 	deleted      []string
 	answers      map[string]chan json.RawMessage // client answers by request id
+	polled       string                          // the answer a resumption from q1 gets
 	listenClosed chan struct{}
 	callClosed   chan struct{}
 }
@@ -215,6 +216,16 @@ func (f *fakeStreamable) callLegacy(w http.ResponseWriter, r *http.Request, m fa
 		<-r.Context().Done()
 		f.callClosed <- struct{}{}
 		return
+	case "polled":
+		// The stream ends after a priming event; the answer waits for the
+		// client to resume from it.
+		f.mu.Lock()
+		f.polled = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"polled"}]}}`, m.ID)
+		f.mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		fmt.Fprint(w, "id: q1\nretry: 10\ndata:\n\n")
+		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
@@ -262,7 +273,13 @@ func (f *fakeStreamable) getLegacy(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.lastEventIDs = append(f.lastEventIDs, last)
 	drop := s.drop
+	polled := f.polled
 	f.mu.Unlock()
+	if last == "q1" {
+		w.Header().Set("Content-Type", "text/event-stream")
+		writeEvent(w, "q2", polled)
+		return
+	}
 	next := 0
 	if last != "" {
 		fmt.Sscanf(last, "%d", &next)
@@ -500,13 +517,18 @@ func TestHTTPClientLegacy(t *testing.T) {
 		fake.notify("s1", `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"kontext://one"}}`)
 		notes.wait(t, "notifications/resources/updated", 1)
 		fake.dropStream("s1")
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			if _, ids, _ := fake.record(); contains(ids, "1") {
+				break
+			} else if time.Now().After(deadline) {
+				t.Fatalf("GET Last-Event-ID headers %q: no reconnection from event 1", ids)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
 		fake.notify("s1", `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"kontext://two"}}`)
 		if p := notes.wait(t, "notifications/resources/updated", 2); !bytes.Contains(p, []byte("kontext://two")) {
 			t.Errorf("after the drop: %s", p)
-		}
-		_, ids, _ := fake.record()
-		if !contains(ids, "1") {
-			t.Errorf("GET Last-Event-ID headers %q: no reconnection from event 1", ids)
 		}
 		n := notes.notes["notifications/resources/updated"]
 		if len(n) != 2 {
@@ -557,6 +579,15 @@ func TestHTTPClientLegacy(t *testing.T) {
 		methods, _, _ := fake.record()
 		if !contains(methods, "s2 notifications/cancelled") {
 			t.Errorf("no notifications/cancelled in %q", methods)
+		}
+	})
+	t.Run("a stream the server closes before answering is resumed", func(t *testing.T) {
+		res, err := c.CallTool(within(t), "polled", nil)
+		if err != nil || resultTextOf(res.Content) != "polled" {
+			t.Fatalf("%v, %v", res, err)
+		}
+		if _, ids, _ := fake.record(); !contains(ids, "q1") {
+			t.Errorf("GET Last-Event-ID headers %q: no resumption from q1", ids)
 		}
 	})
 	t.Run("DELETE on close", func(t *testing.T) {

@@ -122,7 +122,7 @@ func (f *fakeStreamable) session(w http.ResponseWriter, r *http.Request) (string
 	return "", nil
 }
 
-func writeJSON(w http.ResponseWriter, id json.RawMessage, result string) {
+func fakeResult(w http.ResponseWriter, id json.RawMessage, result string) {
 	w.Header().Set("Content-Type", "application/json")
 	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, result)
 }
@@ -158,7 +158,7 @@ func (f *fakeStreamable) postLegacy(w http.ResponseWriter, r *http.Request) {
 		f.methods = append(f.methods, id+" initialize")
 		f.mu.Unlock()
 		w.Header().Set("Mcp-Session-Id", id)
-		writeJSON(w, m.ID, `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"resources":{"subscribe":true}},"serverInfo":{"name":"fake","version":"1"}}`)
+		fakeResult(w, m.ID, `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"resources":{"subscribe":true}},"serverInfo":{"name":"fake","version":"1"}}`)
 		return
 	}
 	if bytes.Contains(m.Params.Meta, []byte(ModernVersion)) {
@@ -192,13 +192,13 @@ func (f *fakeStreamable) postLegacy(w http.ResponseWriter, r *http.Request) {
 	}
 	switch m.Method {
 	case "ping", "resources/subscribe":
-		writeJSON(w, m.ID, `{}`)
+		fakeResult(w, m.ID, `{}`)
 	case "tools/list":
-		writeJSON(w, m.ID, `{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]}`)
+		fakeResult(w, m.ID, `{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]}`)
 	case "tools/call":
 		f.callLegacy(w, r, m)
 	default:
-		writeJSON(w, m.ID, `{}`)
+		fakeResult(w, m.ID, `{}`)
 	}
 }
 
@@ -207,7 +207,7 @@ func (f *fakeStreamable) postLegacy(w http.ResponseWriter, r *http.Request) {
 func (f *fakeStreamable) callLegacy(w http.ResponseWriter, r *http.Request, m fakeMessage) {
 	switch m.Params.Name {
 	case "big":
-		writeJSON(w, m.ID, `{"content":[{"type":"text","text":"`+strings.Repeat("x", 4096)+`"}]}`)
+		fakeResult(w, m.ID, `{"content":[{"type":"text","text":"`+strings.Repeat("x", 4096)+`"}]}`)
 		return
 	case "slow":
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -383,9 +383,9 @@ func (f *fakeStreamable) serveModern(w http.ResponseWriter, r *http.Request) {
 	}
 	switch m.Method {
 	case "server/discover":
-		writeJSON(w, m.ID, `{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{},"resources":{"subscribe":true}},"ttlMs":0,"cacheScope":"private"}`)
+		fakeResult(w, m.ID, `{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{},"resources":{"subscribe":true}},"ttlMs":0,"cacheScope":"private"}`)
 	case "tools/list":
-		writeJSON(w, m.ID, `{"resultType":"complete","tools":[{"name":"echo","inputSchema":{"type":"object"}}],"ttlMs":0,"cacheScope":"private"}`)
+		fakeResult(w, m.ID, `{"resultType":"complete","tools":[{"name":"echo","inputSchema":{"type":"object"}}],"ttlMs":0,"cacheScope":"private"}`)
 	case "tools/call":
 		if m.Params.Name == "slow" {
 			w.Header().Set("Content-Type", "text/event-stream")
@@ -395,7 +395,7 @@ func (f *fakeStreamable) serveModern(w http.ResponseWriter, r *http.Request) {
 			f.callClosed <- struct{}{}
 			return
 		}
-		writeJSON(w, m.ID, `{"resultType":"complete","content":[{"type":"text","text":"hi"}]}`)
+		fakeResult(w, m.ID, `{"resultType":"complete","content":[{"type":"text","text":"hi"}]}`)
 	case "subscriptions/listen":
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(http.StatusOK)

@@ -33,8 +33,8 @@ type sseDecoder struct {
 	hasData   bool
 }
 
-// sseEvent is one dispatched event.
-type sseEvent struct {
+// receivedEvent is one event an sseDecoder dispatched.
+type receivedEvent struct {
 	ID   string // the stream's last event id when the event was dispatched
 	Type string // "" for the default, "message"
 	Data []byte
@@ -53,18 +53,18 @@ func newSSEDecoder(r io.Reader, maxBytes int) *sseDecoder {
 // next returns the next event. At the end of the stream it returns io.EOF
 // (an event not ended by a blank line is dropped, as the standard says), and
 // errSSETooLarge past the bound.
-func (d *sseDecoder) next() (sseEvent, error) {
+func (d *sseDecoder) next() (receivedEvent, error) {
 	for {
 		line, err := d.line()
 		if err != nil {
-			return sseEvent{}, err
+			return receivedEvent{}, err
 		}
 		if len(line) == 0 {
 			if !d.hasData {
 				d.eventType = ""
 				continue
 			}
-			ev := sseEvent{ID: d.lastID, Type: d.eventType, Data: bytes.TrimSuffix(d.data, []byte{'\n'})}
+			ev := receivedEvent{ID: d.lastID, Type: d.eventType, Data: bytes.TrimSuffix(d.data, []byte{'\n'})}
 			d.data, d.hasData, d.eventType = nil, false, ""
 			return ev, nil
 		}

@@ -11,9 +11,9 @@ import (
 )
 
 // decodeAll returns every event of stream and the error that ended it.
-func decodeAll(stream io.Reader, maxBytes int) (*sseDecoder, []sseEvent, error) {
+func decodeAll(stream io.Reader, maxBytes int) (*sseDecoder, []receivedEvent, error) {
 	d := newSSEDecoder(stream, maxBytes)
-	var events []sseEvent
+	var events []receivedEvent
 	for {
 		ev, err := d.next()
 		if err != nil {
@@ -27,28 +27,28 @@ func TestSSEDecoder(t *testing.T) {
 	cases := []struct {
 		name   string
 		stream string
-		want   []sseEvent
+		want   []receivedEvent
 		lastID string
 		retry  time.Duration
 	}{
-		{"one event", "data: {}\n\n", []sseEvent{{Data: []byte("{}")}}, "", 0},
-		{"multi-line data joined with LF", "data: a\ndata: b\ndata:\n\n", []sseEvent{{Data: []byte("a\nb\n")}}, "", 0},
-		{"one leading space stripped, not two", "data:  a\ndata:b\n\n", []sseEvent{{Data: []byte(" a\nb")}}, "", 0},
-		{"comments skipped", ": keep-alive\ndata: x\n:\n\n", []sseEvent{{Data: []byte("x")}}, "", 0},
-		{"CRLF and lone CR end lines", "data: a\r\ndata: b\rdata: c\r\n\r\n", []sseEvent{{Data: []byte("a\nb\nc")}}, "", 0},
-		{"CR at a buffer edge then LF is one end", "data: a\r\n\r\ndata: b\r\r", []sseEvent{{Data: []byte("a")}, {Data: []byte("b")}}, "", 0},
-		{"byte order mark dropped", "\xef\xbb\xbfdata: x\n\n", []sseEvent{{Data: []byte("x")}}, "", 0},
+		{"one event", "data: {}\n\n", []receivedEvent{{Data: []byte("{}")}}, "", 0},
+		{"multi-line data joined with LF", "data: a\ndata: b\ndata:\n\n", []receivedEvent{{Data: []byte("a\nb\n")}}, "", 0},
+		{"one leading space stripped, not two", "data:  a\ndata:b\n\n", []receivedEvent{{Data: []byte(" a\nb")}}, "", 0},
+		{"comments skipped", ": keep-alive\ndata: x\n:\n\n", []receivedEvent{{Data: []byte("x")}}, "", 0},
+		{"CRLF and lone CR end lines", "data: a\r\ndata: b\rdata: c\r\n\r\n", []receivedEvent{{Data: []byte("a\nb\nc")}}, "", 0},
+		{"CR at a buffer edge then LF is one end", "data: a\r\n\r\ndata: b\r\r", []receivedEvent{{Data: []byte("a")}, {Data: []byte("b")}}, "", 0},
+		{"byte order mark dropped", "\xef\xbb\xbfdata: x\n\n", []receivedEvent{{Data: []byte("x")}}, "", 0},
 		{"ids persist across events", "id: 7\ndata: a\n\ndata: b\n\nid\ndata: c\n\n",
-			[]sseEvent{{ID: "7", Data: []byte("a")}, {ID: "7", Data: []byte("b")}, {Data: []byte("c")}}, "", 0},
-		{"an id with NUL is ignored", "id: 1\n\nid: a\x00b\ndata: x\n\n", []sseEvent{{ID: "1", Data: []byte("x")}}, "1", 0},
+			[]receivedEvent{{ID: "7", Data: []byte("a")}, {ID: "7", Data: []byte("b")}, {Data: []byte("c")}}, "", 0},
+		{"an id with NUL is ignored", "id: 1\n\nid: a\x00b\ndata: x\n\n", []receivedEvent{{ID: "1", Data: []byte("x")}}, "1", 0},
 		{"an event with no data is not dispatched but its id counts", "id: 42\n\n", nil, "42", 0},
 		{"event type kept, reset after dispatch", "event: ping\ndata: 1\n\ndata: 2\n\n",
-			[]sseEvent{{Type: "ping", Data: []byte("1")}, {Data: []byte("2")}}, "", 0},
+			[]receivedEvent{{Type: "ping", Data: []byte("1")}, {Data: []byte("2")}}, "", 0},
 		{"retry in milliseconds", "retry: 1500\n\n", nil, "", 1500 * time.Millisecond},
 		{"retry not all digits is ignored", "retry: 1500\nretry: 12a\nretry: -3\nretry:\n\n", nil, "", 1500 * time.Millisecond},
-		{"unknown fields ignored", "foo: bar\ndata: x\nidx: 9\n\n", []sseEvent{{Data: []byte("x")}}, "", 0},
-		{"an unterminated event is dropped", "data: a\n\ndata: b\n", []sseEvent{{Data: []byte("a")}}, "", 0},
-		{"a field without a colon has an empty value", "data\ndata\n\n", []sseEvent{{Data: []byte("\n")}}, "", 0},
+		{"unknown fields ignored", "foo: bar\ndata: x\nidx: 9\n\n", []receivedEvent{{Data: []byte("x")}}, "", 0},
+		{"an unterminated event is dropped", "data: a\n\ndata: b\n", []receivedEvent{{Data: []byte("a")}}, "", 0},
+		{"a field without a colon has an empty value", "data\ndata\n\n", []receivedEvent{{Data: []byte("\n")}}, "", 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -94,7 +94,7 @@ func TestSSEDecoderBound(t *testing.T) {
 	})
 }
 
-func sameEvents(a, b []sseEvent) bool {
+func sameEvents(a, b []receivedEvent) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -107,7 +107,7 @@ func sameEvents(a, b []sseEvent) bool {
 }
 
 // encodeSSE writes events as a server would.
-func encodeSSE(events []sseEvent) []byte {
+func encodeSSE(events []receivedEvent) []byte {
 	var b bytes.Buffer
 	for _, ev := range events {
 		b.WriteString("id: " + ev.ID + "\n")

@@ -805,8 +805,11 @@ func headerValue(v string) string {
 }
 
 // drain reads a little of what is left of a body, so the connection can be
-// reused, and closes it.
+// reused, and closes it. An event stream is only closed: a server may keep
+// it open after the answer, and reading on would wait for it.
 func drain(resp *http.Response) {
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	}
 	resp.Body.Close()
 }

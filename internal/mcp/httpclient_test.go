@@ -45,6 +45,8 @@ type fakeStreamable struct {
 	polled       string                          // the answer a resumption from q1 gets
 	listenClosed chan struct{}
 	callClosed   chan struct{}
+	// answeredClosed hears of a tools/call stream closed after its answer.
+	answeredClosed chan struct{}
 }
 
 type fakeSession struct {
@@ -56,10 +58,11 @@ type fakeSession struct {
 func newFakeStreamable(t *testing.T, modern bool) *fakeStreamable {
 	return &fakeStreamable{
 		t: t, modern: modern, goneStatus: http.StatusNotFound,
-		sessions:     map[string]*fakeSession{},
-		answers:      map[string]chan json.RawMessage{},
-		listenClosed: make(chan struct{}, 4),
-		callClosed:   make(chan struct{}, 4),
+		sessions:       map[string]*fakeSession{},
+		answers:        map[string]chan json.RawMessage{},
+		listenClosed:   make(chan struct{}, 4),
+		callClosed:     make(chan struct{}, 4),
+		answeredClosed: make(chan struct{}, 4),
 	}
 }
 
@@ -257,6 +260,10 @@ func (f *fakeStreamable) callLegacy(w http.ResponseWriter, r *http.Request, m fa
 		text = roots.Roots[0].URI
 	}
 	writeEvent(w, "p3", fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":%q}]}}`, m.ID, text))
+	// The stream stays open after the answer: the client must close it
+	// rather than wait for its end.
+	<-r.Context().Done()
+	f.answeredClosed <- struct{}{}
 }
 
 // getLegacy serves the notification stream: retry first, then the events
@@ -511,6 +518,11 @@ func TestHTTPClientLegacy(t *testing.T) {
 		}
 		if p := notes.wait(t, "notifications/progress", 1); !bytes.Contains(p, []byte(`"tok-1"`)) {
 			t.Errorf("progress %s", p)
+		}
+		select {
+		case <-fake.answeredClosed:
+		case <-time.After(5 * time.Second):
+			t.Error("the client kept the call's stream open after its answer")
 		}
 	})
 	t.Run("the GET stream, dropped and resumed", func(t *testing.T) {

@@ -225,15 +225,16 @@ func (s *httpStream) dispatch(line []byte) {
 		s.mu.Lock()
 		req, ok := s.inflight[string(p.Params.RequestID)]
 		s.mu.Unlock()
+		if !ok {
+			return // answered already: nothing to cancel
+		}
 		// Off the write path; the notification goes before the stream is
 		// given up, so the server hears of the cancellation first.
 		go func() {
-			if !ok || !req.modern {
+			if !req.modern {
 				s.post(s.ctx, msg)
 			}
-			if ok {
-				req.abort()
-			}
+			req.abort()
 		}()
 		return
 	}

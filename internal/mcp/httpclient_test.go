@@ -34,6 +34,9 @@ type fakeStreamable struct {
 	goneStatus int
 	// retryMs is sent at the start of every GET stream.
 	retryMs int
+	// noStream answers GET with 405: the server offers no notification
+	// stream.
+	noStream bool
 
 	mu           sync.Mutex
 	nextSession  int
@@ -271,6 +274,13 @@ func (f *fakeStreamable) callLegacy(w http.ResponseWriter, r *http.Request, m fa
 func (f *fakeStreamable) getLegacy(w http.ResponseWriter, r *http.Request) {
 	sid, s := f.session(w, r)
 	if sid == "" {
+		return
+	}
+	if f.noStream {
+		f.mu.Lock()
+		f.lastEventIDs = append(f.lastEventIDs, r.Header.Get("Last-Event-ID"))
+		f.mu.Unlock()
+		w.WriteHeader(http.StatusMethodNotAllowed)
 		return
 	}
 	if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
@@ -626,6 +636,22 @@ func TestHTTPClientSessionGone400(t *testing.T) {
 	methods, _, _ := fake.record()
 	if !contains(methods, "s2 tools/list") {
 		t.Errorf("no tools/list in the new session: %q", methods)
+	}
+}
+
+// TestHTTPClientNoStream asks once for a notification stream a server
+// does not offer, and works without it.
+func TestHTTPClientNoStream(t *testing.T) {
+	fake := newFakeStreamable(t, false)
+	fake.noStream = true
+	srv := fake.serve(t, HTTPGuard{})
+	c := connectFake(t, srv.URL, HTTPOptions{RetryDelay: time.Millisecond}, ClientOptions{Era: EraLegacy})
+	time.Sleep(100 * time.Millisecond) // a hundred retries, were it to retry
+	if err := c.Ping(within(t)); err != nil {
+		t.Fatal(err)
+	}
+	if _, gets, _ := fake.record(); len(gets) != 1 {
+		t.Errorf("%d GETs to a server that answered 405, want 1", len(gets))
 	}
 }
 

@@ -346,6 +346,21 @@ func (c *Client) CallTool(ctx context.Context, name string, args any) (*protocol
 	return &res, nil
 }
 
+// CallToolWithProgress calls a tool and asks for its progress: the
+// server's notifications/progress for the call carry token and arrive
+// through OnNotification.
+func (c *Client) CallToolWithProgress(ctx context.Context, name string, args any, token string) (*protocol.CallToolResult, error) {
+	params := map[string]any{"name": name, "_meta": map[string]any{"progressToken": token}}
+	if args != nil {
+		params["arguments"] = args
+	}
+	var res protocol.CallToolResult
+	if err := c.call(ctx, "tools/call", params, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
 // ListResources lists every resource, following cursors.
 func (c *Client) ListResources(ctx context.Context) ([]protocol.Resource, error) {
 	var all []protocol.Resource

@@ -20,7 +20,7 @@ func (h *Handlers) CompleteEntries(ctx context.Context, req mcp.CompletionReques
 		return &mcp.Completion{}, nil
 	}
 	entries, _ := o.Entries()
-	prefix := strings.ToLower(strings.TrimPrefix(strings.TrimSpace(req.Value), "kx:"))
+	prefix := strings.TrimPrefix(strings.ToLower(strings.TrimSpace(req.Value)), "kx:")
 	var matches []*store.Entry
 	for _, e := range entries {
 		if strings.HasPrefix(strings.ToLower(e.ID), prefix) {

@@ -39,17 +39,17 @@ type Completion struct {
 	HasMore bool
 }
 
-// completes reports whether any served prompt or template can complete
-// something: the completions capability says exactly that.
-func (s *Server) completesLocked() bool {
-	for _, name := range s.promptOrder {
-		for _, a := range s.prompts[name].Arguments {
+// completesAny reports whether a toolset's prompts or templates can
+// complete something.
+func completesAny(prompts []*Prompt, templates []*ResourceTemplate) bool {
+	for _, p := range prompts {
+		for _, a := range p.Arguments {
 			if a.Complete != nil {
 				return true
 			}
 		}
 	}
-	for _, t := range s.templates {
+	for _, t := range templates {
 		for _, c := range t.Complete {
 			if c != nil {
 				return true

@@ -18,9 +18,9 @@ import (
 // official Go SDK's ClientSession.Complete, in both eras, in a repository
 // with a knowledge store: entry ids for kontext://entry/{id} (active and
 // newest first), module paths for the repo prompts' target (the most
-// depended on first), the completions capability, and -32602 for a prompt
-// the server does not have. Every message is validated against the
-// official schema of its revision.
+// depended on first), kontext-init's task counts, the completions
+// capability, and -32602 for a prompt the server does not have. Every
+// message is validated against the official schema of its revision.
 func TestCompletionsGoSDK(t *testing.T) {
 	requireSetup(t)
 	repo := gitRepo(t)
@@ -86,6 +86,9 @@ func TestCompletionsGoSDK(t *testing.T) {
 				if got, want := complete(ref, "target", "src/ord"), []string{"src/orders", "src/ordersapi"}; !slices.Equal(got, want) {
 					t.Errorf("%s target: %q, want %q", prompt, got, want)
 				}
+			}
+			if got, want := complete(&mcp.CompleteReference{Type: "ref/prompt", Name: "kontext-init"}, "tasks", ""), []string{"1", "2", "3", "4", "5"}; !slices.Equal(got, want) {
+				t.Errorf("kontext-init tasks: %q, want %q", got, want)
 			}
 			_, err = cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "no_such_prompt"}, Argument: mcp.CompleteParamsArgument{Name: "target", Value: ""}})
 			if werr, data := wireError(t, err); werr.Code != -32602 || data["prompt"] != "no_such_prompt" {

@@ -27,6 +27,9 @@ type Options struct {
 	Instructions string
 	// RequestTimeout bounds every request; 0 disables the bound.
 	RequestTimeout time.Duration
+	// AskTimeout bounds how long a handler waits for the client to answer
+	// a request of the server (DefaultAskTimeout when 0).
+	AskTimeout time.Duration
 	// PageSize is the number of items per page of a list method (100 when 0).
 	PageSize int
 	// MaxMessageBytes is the longest line read (DefaultMaxMessageBytes when 0).

@@ -38,6 +38,11 @@ type session struct {
 	subscribed  map[string]bool  // legacy resources/subscribe
 	listeners   map[string]*call // modern subscriptions/listen, by wire id
 
+	// asks are the requests of ours awaiting the client, by wire id (under
+	// mu); askIDs numbers them, in a namespace of their own.
+	asks   map[string]chan *wireMessage
+	askIDs atomic.Uint64
+
 	running sync.WaitGroup // handlers in flight
 	closed  atomic.Bool
 
@@ -61,6 +66,7 @@ func newSession(ctx context.Context, srv *Server, c conn) *session {
 		inflight:   map[string]*call{},
 		subscribed: map[string]bool{},
 		listeners:  map[string]*call{},
+		asks:       map[string]chan *wireMessage{},
 		turns:      make(chan struct{}, srv.opts.MaxInFlight),
 		conn:       c,
 	}
@@ -83,7 +89,9 @@ func (ss *session) run() error {
 		}
 		switch {
 		case in.response != nil:
-			// The server sends no requests, so a response answers nothing.
+			if ss.answered(in.response) {
+				continue
+			}
 			ss.log.Warn(fmt.Sprintf("mcp: dropped a response with id %s that answers no request of ours", in.response.ID))
 		case in.isNotification():
 			ss.notification(in)
@@ -147,6 +155,8 @@ type call struct {
 	sentProgress bool
 
 	listen *protocol.SubscriptionFilter // subscriptions/listen: what it honours
+
+	input *roundTrip // 2026-07-28 tools/call, prompts/get, resources/read: answers and questions
 }
 
 const (
@@ -229,6 +239,10 @@ func (ss *session) request(in *inbound) {
 			c.fail(NewError(errcodes.MethodNotFound, map[string]any{"method": c.method, "reason": "the server does not offer " + m.needs}))
 			return
 		}
+	}
+	if err := c.readInput(); err != nil {
+		c.fail(err)
+		return
 	}
 	if !m.async {
 		c.ctx, c.cancel = ss.ctx, func() {}
@@ -402,6 +416,10 @@ func (c *call) readMeta() *Error {
 func (c *call) finish(m method, result any, err error) {
 	if !c.state.CompareAndSwap(stateRunning, stateAnswered) {
 		return // cancelled or timed out: a late result is discarded
+	}
+	if body, asked := c.inputRequiredBody(); asked {
+		c.ss.conn.respond(c.in.token, "result", body)
+		return
 	}
 	if err != nil {
 		e, ok := asProtocolError(err)

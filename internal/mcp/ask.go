@@ -256,17 +256,17 @@ func (ss *session) ask(ctx context.Context, related uint64, method string, param
 			return nil
 		}
 		if err := json.Unmarshal(m.Result, answer); err != nil {
-			return fmt.Errorf("mcp: the client's answer to %s: %w", method, err)
+			return fmt.Errorf("the client's answer to %s: %w", method, err)
 		}
 		return nil
 	case <-ctx.Done():
 		giveUp("the request that asked was cancelled")
 		return ctx.Err()
 	case <-ss.ctx.Done():
-		return errors.New("mcp: the session ended before the client answered")
+		return errors.New("the session ended before the client answered")
 	case <-timer.C:
 		giveUp("the client did not answer in time")
-		return fmt.Errorf("mcp: the client did not answer %s within %s", method, timeout)
+		return fmt.Errorf("the client did not answer %s within %s", method, timeout)
 	}
 }
 
@@ -368,7 +368,7 @@ func (c *call) askModern(questions []Question) error {
 		if answer, ok := rt.answers[q.Key]; ok {
 			if q.Answer != nil {
 				if err := json.Unmarshal(answer, q.Answer); err != nil {
-					return InvalidParams(nil, Violation{Path: "/inputResponses/" + q.Key, Message: "not a result of " + q.Method + ": " + err.Error()})
+					return InvalidParams(nil, Violation{Path: "/inputResponses/" + q.Key, Message: "not a result of " + q.Method})
 				}
 			}
 			rt.used[q.Key] = answer

@@ -41,6 +41,11 @@ var update = flag.Bool("update", false, "rewrite the expected side of transcript
 //	# reconnect    end this connection (EOF) and open a new one
 //	# comment      anything else starting with "#" is a comment
 //
+// The flag "asking" serves the testkit's ask_client, and requestState is
+// sealed with a fixed key so that the states in the transcript stay the
+// same from run to run; "asktimeout=D" bounds the server's requests to
+// the client.
+//
 // The flag "shipped" serves the toolsets kontext ships (knowledge, repo)
 // beside the testkit, for transcripts of what their specs declare. The root
 // is no git repository: a knowledge handler that runs answers at once that
@@ -138,7 +143,13 @@ func options(t *testing.T, flags string) (mcp.Options, int) {
 			opts.Filter.Toolsets = strings.Split(value, ",")
 		case "tools":
 			opts.Filter.Tools = strings.Split(value, ",")
-		case "shipped":
+		case "asktimeout":
+			d, err := time.ParseDuration(value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts.AskTimeout = d
+		case "shipped", "asking":
 		default:
 			t.Fatalf("unknown flag %q", word)
 		}
@@ -181,6 +192,10 @@ func replay(t *testing.T, dir, flags, client string, shipped []opened) []string 
 		t.Fatal(err)
 	}
 	kit := mcptest.New(root)
+	if slices.Contains(strings.Fields(flags), "asking") {
+		kit = mcptest.NewAsking(root)
+		mcp.SetRequestStateKey([]byte("the transcripts' requestState key"))
+	}
 	sets := []*mcp.Toolset{kit.Toolset()}
 	for _, o := range shipped {
 		sets = append(sets, o.toolset)

@@ -54,6 +54,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Trace, when set, sees every line read (out=false) and written.
 	Trace func(out bool, line []byte)
+	// RootDiscovery, when set, makes the server wait for a client to name
+	// its root before any handler runs (see RootDiscovery).
+	RootDiscovery *RootDiscovery
 	// OutputFilter, when set, sees every tool result, resource read and
 	// prompt before it is sent, once (see OutputFilter).
 	OutputFilter OutputFilter
@@ -117,6 +120,8 @@ type Server struct {
 
 	sessionsMu sync.Mutex
 	sessions   map[*session]struct{}
+
+	roots rootGate // RootDiscovery
 }
 
 type registeredTool struct {

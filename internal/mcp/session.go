@@ -42,6 +42,7 @@ type session struct {
 	// mu); askIDs numbers them, in a namespace of their own.
 	asks   map[string]chan *wireMessage
 	askIDs atomic.Uint64
+	roots  sessionRoots
 
 	running sync.WaitGroup // handlers in flight
 	closed  atomic.Bool
@@ -246,7 +247,7 @@ func (ss *session) request(in *inbound) {
 	}
 	if !m.async {
 		c.ctx, c.cancel = ss.ctx, func() {}
-		result, err := m.run(c)
+		result, err := c.runRooted(m, false)
 		c.finish(m, result, err)
 		return
 	}
@@ -288,7 +289,7 @@ func (ss *session) request(in *inbound) {
 			}
 			defer ss.endTurn()
 		}
-		result, err := c.runGuarded(m)
+		result, err := c.runRooted(m, true)
 		if timer != nil {
 			timer.Stop()
 		}
@@ -512,7 +513,9 @@ func (ss *session) notification(in *inbound) {
 		if c != nil {
 			c.cancelByClient()
 		}
-	case "notifications/initialized", "notifications/roots/list_changed", "notifications/progress":
+	case "notifications/initialized", "notifications/roots/list_changed":
+		ss.discoverRoots()
+	case "notifications/progress":
 		// Nothing to do: the server does not depend on them.
 	default:
 		ss.log.Debug("ignored notification", "method", in.method)

@@ -631,7 +631,7 @@ func mcpCommand(p Program, cm *completion) *cli.Command {
 			}
 			defer closeTrace()
 			opts.Trace = trace
-			b, err := buildServer(c, p, opts, log)
+			b, err := mcpServer(c, p, opts, log)
 			if err != nil {
 				return err
 			}

@@ -593,7 +593,9 @@ func buildServer(c *cli.Context, p Program, opts mcp.Options, log *slog.Logger) 
 	for _, a := range attach {
 		a(srv)
 	}
-	log.Info("kontext serving", "root", root.Dir(), "rootFrom", choice.Source, "tools", len(srv.Tools()), "readOnly", filter.ReadOnly)
+	if opts.RootDiscovery == nil { // else no root is served yet
+		log.Info("kontext serving", "root", root.Dir(), "rootFrom", choice.Source, "tools", len(srv.Tools()), "readOnly", filter.ReadOnly)
+	}
 	return &built{server: srv, root: root}, nil
 }
 
@@ -631,7 +633,7 @@ func mcpCommand(p Program, cm *completion) *cli.Command {
 			}
 			defer closeTrace()
 			opts.Trace = trace
-			b, err := buildServer(c, p, opts, log)
+			b, err := mcpServer(c, p, opts, log)
 			if err != nil {
 				return err
 			}

@@ -454,7 +454,7 @@ func (c *call) listResources() (any, error) {
 	version := srv.listVersion
 	srv.mu.RUnlock()
 	for _, t := range templates {
-		if t.List == nil {
+		if t.List == nil || !srv.rooted() {
 			continue
 		}
 		listed, err := t.List(c.ctx)

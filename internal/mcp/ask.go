@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kontext-dev/kontext/gen/errcodes"
 	"github.com/kontext-dev/kontext/gen/protocol"
 )
 
@@ -172,11 +173,6 @@ type ClientCapabilityError struct {
 func (e *ClientCapabilityError) Error() string {
 	return fmt.Sprintf("the client did not declare the %s capability, so the server cannot send it %s", e.Capability, e.Method)
 }
-
-// missingClientCapability is 2026-07-28's MissingRequiredClientCapabilityError.
-// The code is not in schema/errors.yaml: the generated reference documents
-// only the codes of every era.
-const missingClientCapability = -32021
 
 // ClientError is the error the client answered a request of the server with.
 type ClientError struct {
@@ -379,9 +375,9 @@ func (c *call) askModern(questions []Question) error {
 			continue
 		}
 		if !c.clientDeclares(capability) {
-			return &Error{Code: missingClientCapability, Message: "Missing required client capability", Data: map[string]any{
+			return NewError(errcodes.MissingRequiredClientCapability, map[string]any{
 				"requiredCapabilities": map[string]any{capability: struct{}{}},
-			}}
+			})
 		}
 		var b bytes.Buffer
 		b.WriteString(`{"method":`)

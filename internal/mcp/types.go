@@ -136,6 +136,9 @@ type PromptResult struct {
 type PromptMessage struct {
 	Role string
 	Text string
+	// Content, when not nil, is the message's content block (an image, an
+	// embedded resource…), sent instead of a text block of Text.
+	Content json.RawMessage
 }
 
 // Resource is a resource with a fixed URI.
@@ -166,9 +169,12 @@ type ResourceTemplate struct {
 	List func(ctx context.Context) ([]*Resource, error)
 }
 
-// ResourceContents is the text of one resource.
+// ResourceContents is the text of one resource, or its bytes.
 type ResourceContents struct {
 	URI      string
 	MIMEType string
 	Text     string
+	// Blob, when not nil, makes the resource binary: its bytes are sent
+	// base64-encoded and Text is ignored.
+	Blob []byte
 }

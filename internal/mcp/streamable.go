@@ -210,7 +210,7 @@ func (h *StreamableHandler) session(w http.ResponseWriter, r *http.Request) *htt
 		return nil
 	}
 	if v := r.Header.Get("MCP-Protocol-Version"); v != "" && !slices.Contains(LegacyVersions, v) {
-		refuseHTTP(w, http.StatusBadRequest, "unsupported MCP-Protocol-Version "+quoteHeader(v)+" (supported: "+strings.Join(SupportedVersions(), ", ")+")")
+		refuseHTTP(w, http.StatusBadRequest, "unsupported MCP-Protocol-Version "+quoteHeader(v)+" (supported: "+strings.Join(LegacyVersions, ", ")+")")
 		return nil
 	}
 	return hs

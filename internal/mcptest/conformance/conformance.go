@@ -131,11 +131,12 @@ func (Kit) TestErrorHandling(context.Context, *spec.TestErrorHandlingInput) (*mc
 	return mcp.ErrorResult("This tool intentionally returns an error for testing"), nil
 }
 
-// TestReconnection answers after a pause. The suite's server-sse-polling
-// scenario also wants the HTTP transport to close the call's SSE stream
-// before the answer and replay it on reconnection; that is the transport's
-// part, and nothing the handler can ask for yet.
+// TestReconnection closes the SSE response carrying its answer before
+// answering (mcp.CloseStream, "SSE polling" of 2025-11-25), so that the
+// client must reconnect with Last-Event-ID to read it, as the suite's
+// server-sse-polling scenario checks.
 func (Kit) TestReconnection(ctx context.Context, _ *spec.TestReconnectionInput) (*mcp.ToolResult, error) {
+	mcp.CloseStream(ctx)
 	if err := pause(ctx, 2*step); err != nil {
 		return nil, err
 	}

@@ -282,6 +282,8 @@ type PromptSpec struct {
 		Name        string `json:"name"`
 		Description Text   `json:"description"`
 		Required    bool   `json:"required"`
+		// Complete names the completer that suggests its values.
+		Complete string `json:"complete"`
 	} `json:"arguments"`
 }
 
@@ -304,7 +306,9 @@ type TemplateSpec struct {
 	Title       Text   `json:"title"`
 	Description Text   `json:"description"`
 	MIMEType    string `json:"mimeType"`
-	Doc         *Text  `json:"doc"`
+	// Complete names, by variable, the completer that suggests its values.
+	Complete map[string]string `json:"complete"`
+	Doc      *Text             `json:"doc"`
 }
 
 // Tree is every spec of one spec directory.

@@ -5,8 +5,10 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"text/template"
@@ -125,10 +127,21 @@ func toolsetFiles(tree *Tree, ts ToolsetSpec, dir, pkg string) (map[string][]byt
 		}
 		data.Tools = append(data.Tools, td)
 	}
+	completers := map[string]bool{}
+	useCompleter := func(name string) string {
+		if name == "" {
+			return ""
+		}
+		if !completers[name] {
+			completers[name] = true
+			data.Completers = append(data.Completers, completerData{Name: name, Go: goName(name)})
+		}
+		return goName(name)
+	}
 	for _, p := range prompts {
 		pd := promptData{Spec: p, Go: goName(p.Name)}
 		for _, a := range p.Arguments {
-			pd.Args = append(pd.Args, argData{Name: a.Name, Go: goName(a.Name), Description: a.Description.EN, Required: a.Required})
+			pd.Args = append(pd.Args, argData{Name: a.Name, Go: goName(a.Name), Description: a.Description.EN, Required: a.Required, Complete: useCompleter(a.Complete)})
 		}
 		data.Prompts = append(data.Prompts, pd)
 	}
@@ -137,8 +150,14 @@ func toolsetFiles(tree *Tree, ts ToolsetSpec, dir, pkg string) (map[string][]byt
 	}
 	for _, r := range templates {
 		td := templateData{Spec: r, Go: goName(r.Name)}
-		for _, v := range templateVars(r.URITemplate) {
-			td.Vars = append(td.Vars, varData{Name: v, Go: goName(v)})
+		vars := templateVars(r.URITemplate)
+		for _, v := range vars {
+			td.Vars = append(td.Vars, varData{Name: v, Go: goName(v), Complete: useCompleter(r.Complete[v])})
+		}
+		for _, v := range slices.Sorted(maps.Keys(r.Complete)) {
+			if !slices.Contains(vars, v) {
+				return nil, fmt.Errorf("%s/%s: template %s has no variable %s to complete", ts.Dir(), resourcesFile, r.URITemplate, v)
+			}
 		}
 		data.Templates = append(data.Templates, td)
 	}
@@ -192,8 +211,15 @@ type toolsetData struct {
 	Prompts   []promptData
 	Resources []resourceData
 	Templates []templateData
-	Imports   map[string]string // structured output packages: path → name
+	// Completers are the completers the prompts and templates name, in
+	// the order they first appear.
+	Completers []completerData
+	Imports    map[string]string // structured output packages: path → name
 }
+
+// completerData is one completer: a spec name and its Handlers method
+// Complete<Go>.
+type completerData struct{ Name, Go string }
 
 type toolData struct {
 	Spec   *ToolSpec
@@ -225,6 +251,7 @@ type promptData struct {
 type argData struct {
 	Name, Go, Description string
 	Required              bool
+	Complete              string // the Go name of its completer, or ""
 }
 
 // defaultData is one parameter default an input's ApplyDefaults sets.
@@ -316,7 +343,10 @@ type templateData struct {
 	Vars []varData
 }
 
-type varData struct{ Name, Go string }
+type varData struct {
+	Name, Go string
+	Complete string // the Go name of its completer, or ""
+}
 
 var templateVarRE = regexp.MustCompile(`\{([a-z_]+)\}`)
 

@@ -55,7 +55,7 @@ func (s *Server) implementation(f features) protocol.Implementation {
 	return impl
 }
 
-func (s *Server) serverCapabilities() protocol.ServerCapabilities {
+func (s *Server) serverCapabilities(f features) protocol.ServerCapabilities {
 	c := s.capabilities()
 	caps := protocol.ServerCapabilities{Logging: &protocol.EmptyObject{}}
 	if c.tools {
@@ -66,6 +66,9 @@ func (s *Server) serverCapabilities() protocol.ServerCapabilities {
 	}
 	if c.resources {
 		caps.Resources = &protocol.ResourcesCapability{Subscribe: Bool(true), ListChanged: Bool(true)}
+	}
+	if c.completions && f.completions {
+		caps.Completions = &protocol.EmptyObject{}
 	}
 	return caps
 }
@@ -83,7 +86,7 @@ func (c *call) initialize() (any, error) {
 	ss.log.Info("client connected", "client", p.ClientInfo.Name, "clientVersion", p.ClientInfo.Version, "asked", p.ProtocolVersion, "negotiated", version)
 	return protocol.InitializeResult{
 		ProtocolVersion: version,
-		Capabilities:    ss.srv.serverCapabilities(),
+		Capabilities:    ss.srv.serverCapabilities(featuresOf(version)),
 		ServerInfo:      ss.srv.implementation(featuresOf(version)),
 		Instructions:    strPtr(ss.srv.instructions()),
 	}, nil
@@ -92,7 +95,7 @@ func (c *call) initialize() (any, error) {
 func (c *call) discover() (any, error) {
 	return protocol.DiscoverResult{
 		SupportedVersions: SupportedVersions(),
-		Capabilities:      c.ss.srv.serverCapabilities(),
+		Capabilities:      c.ss.srv.serverCapabilities(c.feat),
 		Instructions:      strPtr(c.ss.srv.instructions()),
 	}, nil
 }

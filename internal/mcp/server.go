@@ -361,13 +361,28 @@ func (s *Server) instructions() string {
 // capabilities are derived from what is served, so they advertise exactly
 // what is implemented.
 type capabilities struct {
-	tools, prompts, resources bool
+	tools, prompts, resources, completions bool
+}
+
+// offers reports whether the capability a method needs is served.
+func (c capabilities) offers(name string) bool {
+	switch name {
+	case "tools":
+		return c.tools
+	case "prompts":
+		return c.prompts
+	case "resources":
+		return c.resources
+	case "completions":
+		return c.completions
+	}
+	return false
 }
 
 func (s *Server) capabilities() capabilities {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	c := capabilities{prompts: len(s.prompts) > 0, resources: len(s.resources) > 0 || len(s.templates) > 0}
+	c := capabilities{prompts: len(s.prompts) > 0, resources: len(s.resources) > 0 || len(s.templates) > 0, completions: s.completesLocked()}
 	// The tools capability stays on even when a filter leaves no tool: the
 	// list can grow at run time and clients then hear about it.
 	c.tools = len(s.toolsets) > 0

@@ -196,6 +196,7 @@ func init() {
 		"resources/subscribe":      {legacy: true, needs: "resources", run: (*call).subscribe},
 		"resources/unsubscribe":    {legacy: true, needs: "resources", run: (*call).unsubscribe},
 		"subscriptions/listen":     {modern: true, async: true, run: (*call).listenSubscriptions},
+		"completion/complete":      {legacy: true, modern: true, async: true, needs: "completions", run: (*call).complete},
 	}
 }
 
@@ -225,8 +226,14 @@ func (ss *session) request(in *inbound) {
 	}
 	if m.needs != "" {
 		caps := ss.srv.capabilities()
-		if (m.needs == "tools" && !caps.tools) || (m.needs == "prompts" && !caps.prompts) || (m.needs == "resources" && !caps.resources) {
-			c.fail(NewError(errcodes.MethodNotFound, map[string]any{"method": c.method, "reason": "the server does not offer " + m.needs}))
+		if !caps.offers(m.needs) {
+			data := map[string]any{"method": c.method, "reason": "the server does not offer " + m.needs}
+			if m.needs == "completions" {
+				// A server without completers answers as it did before it
+				// could complete anything: the method is simply not there.
+				delete(data, "reason")
+			}
+			c.fail(NewError(errcodes.MethodNotFound, data))
 			return
 		}
 	}

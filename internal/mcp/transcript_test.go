@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -41,6 +42,8 @@ var update = flag.Bool("update", false, "rewrite the expected side of transcript
 //	# reconnect    end this connection (EOF) and open a new one
 //	# comment      anything else starting with "#" is a comment
 //
+// The flag "completers" serves completersToolset beside the testkit: a
+// prompt and a template whose completers exercise the runtime's bounds.
 // The flag "shipped" serves the toolsets kontext ships (knowledge, repo)
 // beside the testkit, for transcripts of what their specs declare. The root
 // is no git repository: a knowledge handler that runs answers at once that
@@ -138,7 +141,7 @@ func options(t *testing.T, flags string) (mcp.Options, int) {
 			opts.Filter.Toolsets = strings.Split(value, ",")
 		case "tools":
 			opts.Filter.Tools = strings.Split(value, ",")
-		case "shipped":
+		case "shipped", "completers":
 		default:
 			t.Fatalf("unknown flag %q", word)
 		}
@@ -182,6 +185,9 @@ func replay(t *testing.T, dir, flags, client string, shipped []opened) []string 
 	}
 	kit := mcptest.New(root)
 	sets := []*mcp.Toolset{kit.Toolset()}
+	if slices.Contains(strings.Fields(flags), "completers") {
+		sets = append(sets, completersToolset())
+	}
 	for _, o := range shipped {
 		sets = append(sets, o.toolset)
 	}
@@ -285,4 +291,57 @@ func lineDiff(want, got string) string {
 		}
 	}
 	return b.String()
+}
+
+// completersToolset is a toolset of completers only a test needs: paint's
+// colour follows the family already chosen (context.arguments), and a
+// part number has more candidates than one answer may carry.
+func completersToolset() *mcp.Toolset {
+	families := map[string][]string{"warm": {"red", "orange", "ochre"}, "cool": {"blue", "teal", "olive"}}
+	matching := func(values []string, prefix string) *mcp.Completion {
+		out := &mcp.Completion{Values: []string{}}
+		for _, v := range values {
+			if strings.HasPrefix(v, prefix) {
+				out.Values = append(out.Values, v)
+			}
+		}
+		return out
+	}
+	return &mcp.Toolset{
+		Name: "completers",
+		Prompts: []*mcp.Prompt{{
+			Name: "paint",
+			Arguments: []mcp.PromptArgument{
+				{Name: "family", Complete: func(_ context.Context, req mcp.CompletionRequest) (*mcp.Completion, error) {
+					return matching([]string{"cool", "warm"}, req.Value), nil
+				}},
+				{Name: "colour", Complete: func(_ context.Context, req mcp.CompletionRequest) (*mcp.Completion, error) {
+					if colours, ok := families[req.Arguments["family"]]; ok {
+						return matching(colours, req.Value), nil
+					}
+					return matching(append(slices.Clone(families["cool"]), families["warm"]...), req.Value), nil
+				}},
+				{Name: "note"},
+			},
+			Get: func(context.Context, map[string]string) (*mcp.PromptResult, error) {
+				return &mcp.PromptResult{Messages: []mcp.PromptMessage{{Role: "user", Text: "paint"}}}, nil
+			},
+		}},
+		Templates: []*mcp.ResourceTemplate{{
+			URITemplate: "test://parts/{number}",
+			Name:        "part",
+			Read: func(context.Context, map[string]string) (*mcp.ResourceContents, error) {
+				return nil, nil
+			},
+			Complete: map[string]mcp.Completer{
+				"number": func(_ context.Context, req mcp.CompletionRequest) (*mcp.Completion, error) {
+					var all []string
+					for i := range 250 {
+						all = append(all, fmt.Sprintf("%03d", i))
+					}
+					return matching(all, req.Value), nil
+				},
+			},
+		}},
+	}
 }

@@ -124,6 +124,9 @@ type PromptArgument struct {
 	Name        string
 	Description string
 	Required    bool
+	// Complete, when set, suggests values for the argument
+	// (completion/complete).
+	Complete Completer
 }
 
 // PromptResult is what prompts/get returns.
@@ -167,6 +170,9 @@ type ResourceTemplate struct {
 	// List returns the concrete resources of this template that exist now
 	// (listed by resources/list); nil lists none.
 	List func(ctx context.Context) ([]*Resource, error)
+	// Complete suggests values for the variables it names
+	// (completion/complete); a variable without one completes to nothing.
+	Complete map[string]Completer
 }
 
 // ResourceContents is the text of one resource, or its bytes.

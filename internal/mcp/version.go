@@ -36,6 +36,7 @@ func negotiateLegacy(requested string) string {
 // what the server sends is correct to the letter of the negotiated revision.
 type features struct {
 	annotations bool // tool annotations (2025-03-26)
+	completions bool // the completions capability (2025-03-26); 2024-11-05 has the method only
 	titles      bool // title on tools, prompts, resources, implementations (2025-06-18)
 	structured  bool // outputSchema and structuredContent (2025-06-18)
 	modern      bool // resultType, ttlMs, cacheScope, _meta.serverInfo (2026-07-28)
@@ -44,11 +45,11 @@ type features struct {
 func featuresOf(version string) features {
 	switch {
 	case version >= ModernVersion:
-		return features{annotations: true, titles: true, structured: true, modern: true}
+		return features{annotations: true, completions: true, titles: true, structured: true, modern: true}
 	case version >= "2025-06-18":
-		return features{annotations: true, titles: true, structured: true}
+		return features{annotations: true, completions: true, titles: true, structured: true}
 	case version >= "2025-03-26":
-		return features{annotations: true}
+		return features{annotations: true, completions: true}
 	default:
 		return features{}
 	}

@@ -11,6 +11,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/kontext-dev/kontext/internal/cli"
@@ -210,6 +211,20 @@ func (Kit) ReadTemplate(_ context.Context, vars *spec.TemplateVars) (*mcp.Resour
 		return nil, err
 	}
 	return &mcp.ResourceContents{Text: string(b)}, nil
+}
+
+// words are what CompleteWords suggests from, as the suite's example does.
+var words = []string{"park", "paris", "party", "test", "testing", "world"}
+
+// CompleteWords suggests the words that start with what was typed.
+func (Kit) CompleteWords(_ context.Context, req mcp.CompletionRequest) (*mcp.Completion, error) {
+	out := &mcp.Completion{Values: []string{}}
+	for _, w := range words {
+		if strings.HasPrefix(w, req.Value) {
+			out.Values = append(out.Values, w)
+		}
+	}
+	return out, nil
 }
 
 // ListTemplate lists no instances: every id names a resource, so there is

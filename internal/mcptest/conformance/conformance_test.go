@@ -157,3 +157,17 @@ func TestFixturesOnTheWire(t *testing.T) {
 		t.Errorf("test_error_handling = %s, want %s", got[4], want)
 	}
 }
+
+// The suite asks for completions of test_prompt_with_arguments' arguments.
+func TestCompletesPromptArguments(t *testing.T) {
+	got := exchange(t, `"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"test_prompt_with_arguments"},"argument":{"name":"arg1","value":"par"}}`)
+	var res struct {
+		Completion struct{ Values []string }
+	}
+	if err := json.Unmarshal(got[0], &res); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"park", "paris", "party"}; fmt.Sprint(res.Completion.Values) != fmt.Sprint(want) {
+		t.Errorf("completion of arg1 %q = %v, want %v", "par", res.Completion.Values, want)
+	}
+}

@@ -636,7 +636,7 @@ func mcpCommand(p Program, cm *completion) *cli.Command {
 			if err != nil {
 				return err
 			}
-			b, err := buildServer(c, p, opts, log)
+			b, err := mcpServer(c, p, opts, log)
 			if err != nil {
 				return err
 			}

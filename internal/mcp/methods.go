@@ -437,7 +437,7 @@ func (c *call) listResources() (any, error) {
 	templates := append([]*ResourceTemplate(nil), srv.templates...)
 	srv.mu.RUnlock()
 	for _, t := range templates {
-		if t.List == nil {
+		if t.List == nil || !srv.rooted() {
 			continue
 		}
 		listed, err := t.List(c.ctx)

@@ -27,6 +27,9 @@ type Options struct {
 	Instructions string
 	// RequestTimeout bounds every request; 0 disables the bound.
 	RequestTimeout time.Duration
+	// AskTimeout bounds how long a handler waits for the client to answer
+	// a request of the server (DefaultAskTimeout when 0).
+	AskTimeout time.Duration
 	// PageSize is the number of items per page of a list method (100 when 0).
 	PageSize int
 	// MaxMessageBytes is the longest line read (DefaultMaxMessageBytes when 0).
@@ -51,6 +54,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Trace, when set, sees every line read (out=false) and written.
 	Trace func(out bool, line []byte)
+	// RootDiscovery, when set, makes the server wait for a client to name
+	// its root before any handler runs (see RootDiscovery).
+	RootDiscovery *RootDiscovery
 	// OutputFilter, when set, sees every tool result, resource read and
 	// prompt before it is sent, once (see OutputFilter).
 	OutputFilter OutputFilter
@@ -114,6 +120,8 @@ type Server struct {
 
 	sessionsMu sync.Mutex
 	sessions   map[*session]struct{}
+
+	roots rootGate // RootDiscovery
 }
 
 type registeredTool struct {

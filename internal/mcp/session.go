@@ -38,6 +38,12 @@ type session struct {
 	subscribed  map[string]bool  // legacy resources/subscribe
 	listeners   map[string]*call // modern subscriptions/listen, by wire id
 
+	// asks are the requests of ours awaiting the client, by wire id (under
+	// mu); askIDs numbers them, in a namespace of their own.
+	asks   map[string]chan *wireMessage
+	askIDs atomic.Uint64
+	roots  sessionRoots
+
 	running sync.WaitGroup // handlers in flight
 	closed  atomic.Bool
 
@@ -61,6 +67,7 @@ func newSession(ctx context.Context, srv *Server, c conn) *session {
 		inflight:   map[string]*call{},
 		subscribed: map[string]bool{},
 		listeners:  map[string]*call{},
+		asks:       map[string]chan *wireMessage{},
 		turns:      make(chan struct{}, srv.opts.MaxInFlight),
 		conn:       c,
 	}
@@ -83,7 +90,9 @@ func (ss *session) run() error {
 		}
 		switch {
 		case in.response != nil:
-			// The server sends no requests, so a response answers nothing.
+			if ss.answered(in.response) {
+				continue
+			}
 			ss.log.Warn(fmt.Sprintf("mcp: dropped a response with id %s that answers no request of ours", in.response.ID))
 		case in.isNotification():
 			ss.notification(in)
@@ -147,6 +156,8 @@ type call struct {
 	sentProgress bool
 
 	listen *protocol.SubscriptionFilter // subscriptions/listen: what it honours
+
+	input *roundTrip // 2026-07-28 tools/call, prompts/get, resources/read: answers and questions
 }
 
 const (
@@ -237,9 +248,13 @@ func (ss *session) request(in *inbound) {
 			return
 		}
 	}
+	if err := c.readInput(); err != nil {
+		c.fail(err)
+		return
+	}
 	if !m.async {
 		c.ctx, c.cancel = ss.ctx, func() {}
-		result, err := m.run(c)
+		result, err := c.runRooted(m, false)
 		c.finish(m, result, err)
 		return
 	}
@@ -281,7 +296,7 @@ func (ss *session) request(in *inbound) {
 			}
 			defer ss.endTurn()
 		}
-		result, err := c.runGuarded(m)
+		result, err := c.runRooted(m, true)
 		if timer != nil {
 			timer.Stop()
 		}
@@ -410,6 +425,10 @@ func (c *call) finish(m method, result any, err error) {
 	if !c.state.CompareAndSwap(stateRunning, stateAnswered) {
 		return // cancelled or timed out: a late result is discarded
 	}
+	if body, asked := c.inputRequiredBody(); asked {
+		c.ss.conn.respond(c.in.token, "result", body)
+		return
+	}
 	if err != nil {
 		e, ok := asProtocolError(err)
 		if !ok {
@@ -501,7 +520,9 @@ func (ss *session) notification(in *inbound) {
 		if c != nil {
 			c.cancelByClient()
 		}
-	case "notifications/initialized", "notifications/roots/list_changed", "notifications/progress":
+	case "notifications/initialized", "notifications/roots/list_changed":
+		ss.discoverRoots()
+	case "notifications/progress":
 		// Nothing to do: the server does not depend on them.
 	default:
 		ss.log.Debug("ignored notification", "method", in.method)

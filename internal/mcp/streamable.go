@@ -27,10 +27,6 @@ import (
 // the HTTP transport, so it is not among the documented error codes.
 const headerMismatch int64 = -32020
 
-// missingClientCapability is -32021 (2026-07-28), answered with 400 like the
-// other refusals of a request as sent.
-const missingClientCapability int64 = -32021
-
 // StreamableOptions configure a StreamableHandler.
 type StreamableOptions struct {
 	// IdleTimeout ends a legacy session that has had no request and no open

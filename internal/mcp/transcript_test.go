@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"github.com/kontext-dev/kontext/gen/protocol"
 	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/inventory"
 	"github.com/kontext-dev/kontext/internal/knowledge"
@@ -44,6 +45,15 @@ var update = flag.Bool("update", false, "rewrite the expected side of transcript
 //
 // The flag "completers" serves completersToolset beside the testkit: a
 // prompt and a template whose completers exercise the runtime's bounds.
+//
+// $ROOT in a client line stands for the root directory.
+//
+// The flag "asking" serves the testkit's ask_client; "asktimeout=D"
+// bounds the server's requests to the client; "discover" starts the
+// server with no root (see discovery). requestState is sealed with a
+// fixed key, so that the states in a transcript stay the same from run to
+// run.
+//
 // The flag "shipped" serves the toolsets kontext ships (knowledge, repo)
 // beside the testkit, for transcripts of what their specs declare. The root
 // is no git repository: a knowledge handler that runs answers at once that
@@ -141,7 +151,15 @@ func options(t *testing.T, flags string) (mcp.Options, int) {
 			opts.Filter.Toolsets = strings.Split(value, ",")
 		case "tools":
 			opts.Filter.Tools = strings.Split(value, ",")
-		case "shipped", "completers":
+		case "asktimeout":
+			d, err := time.ParseDuration(value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts.AskTimeout = d
+		case "discover":
+			// Set up by replay, which has the toolsets.
+		case "shipped", "asking", "completers":
 		default:
 			t.Fatalf("unknown flag %q", word)
 		}
@@ -184,6 +202,10 @@ func replay(t *testing.T, dir, flags, client string, shipped []opened) []string 
 		t.Fatal(err)
 	}
 	kit := mcptest.New(root)
+	if slices.Contains(strings.Fields(flags), "asking") {
+		kit = mcptest.NewAsking(root)
+	}
+	mcp.SetRequestStateKey([]byte("the transcripts' requestState key"))
 	sets := []*mcp.Toolset{kit.Toolset()}
 	if slices.Contains(strings.Fields(flags), "completers") {
 		sets = append(sets, completersToolset())
@@ -191,7 +213,11 @@ func replay(t *testing.T, dir, flags, client string, shipped []opened) []string 
 	for _, o := range shipped {
 		sets = append(sets, o.toolset)
 	}
-	srv, err := mcp.NewServer(mcp.Implementation{Name: "kontext", Title: "kontext", Version: "test"}, opts, sets...)
+	var srv *mcp.Server
+	if slices.Contains(strings.Fields(flags), "discover") {
+		opts.RootDiscovery = discovery(t, dir, &srv)
+	}
+	srv, err = mcp.NewServer(mcp.Implementation{Name: "kontext", Title: "kontext", Version: "test"}, opts, sets...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +286,8 @@ func replay(t *testing.T, dir, flags, client string, shipped []opened) []string 
 			n, _ := strconv.Atoi(strings.TrimPrefix(line, "<<big "))
 			cur.clientEnd.Write(append(bytes.Repeat([]byte("x"), n), '\n'))
 		default:
-			cur.clientEnd.Write([]byte(line + "\n"))
+			// $ROOT in a client line is the root directory, as in the output.
+			cur.clientEnd.Write([]byte(strings.ReplaceAll(line, "$ROOT", dir) + "\n"))
 		}
 		synctest.Wait()
 	}
@@ -271,6 +298,33 @@ func replay(t *testing.T, dir, flags, client string, shipped []opened) []string 
 	mu.Lock()
 	defer mu.Unlock()
 	return append([]string(nil), out...)
+}
+
+// discovery is the root discovery of the flag "discover": the server
+// starts with no root and serves the testkit on the first root whose URI
+// is file://$ROOT; other roots are not work trees.
+func discovery(t *testing.T, dir string, srv **mcp.Server) *mcp.RootDiscovery {
+	return &mcp.RootDiscovery{
+		Hint: "kontext serves no repository yet: name one with --root DIR",
+		Roots: func(_ context.Context, roots []protocol.Root) {
+			for _, r := range roots {
+				if r.URI != "file://"+dir {
+					continue
+				}
+				root, err := fsroot.Open(dir)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				kit := mcptest.New(root)
+				if err := (*srv).Rebase(kit.Toolset()); err != nil {
+					t.Error(err)
+				}
+				kit.Attach(*srv)
+				return
+			}
+		},
+	}
 }
 
 // lineDiff shows which lines differ.

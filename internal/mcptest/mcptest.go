@@ -13,6 +13,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -34,15 +35,36 @@ type Kit struct {
 	server *mcp.Server
 	notes  int
 	bonus  bool
+	asking bool // serve ask_client
 }
 
 var _ spec.Handlers = (*Kit)(nil)
 
+// AskingEnv, set to 1 in the environment of a testkit server, serves
+// ask_client too: a tool that asks the client, left out by default so that
+// the tests of what the kit lists stay as they are.
+const AskingEnv = "KONTEXT_TESTKIT_ASKING"
+
 // New returns a kit that writes notes under root.
-func New(root *fsroot.Root) *Kit { return &Kit{root: root} }
+func New(root *fsroot.Root) *Kit { return &Kit{root: root, asking: os.Getenv(AskingEnv) == "1"} }
+
+// NewAsking returns a kit that serves ask_client too.
+func NewAsking(root *fsroot.Root) *Kit {
+	k := New(root)
+	k.asking = true
+	return k
+}
 
 // Toolset returns the toolset served by the kit.
-func (k *Kit) Toolset() *mcp.Toolset { return spec.Toolset(k) }
+func (k *Kit) Toolset() *mcp.Toolset { return withAsking(spec.Toolset(k), k.asking) }
+
+// withAsking leaves ask_client out of ts unless asking.
+func withAsking(ts *mcp.Toolset, asking bool) *mcp.Toolset {
+	if !asking {
+		ts.Tools = slices.DeleteFunc(ts.Tools, func(t *mcp.Tool) bool { return t.Name == "ask_client" })
+	}
+	return ts
+}
 
 // Attach gives the kit the server it announces changes on.
 func (k *Kit) Attach(s *mcp.Server) {
@@ -208,11 +230,98 @@ func Factory() cli.ToolsetFactory {
 	return cli.ToolsetFactory{
 		Name:        spec.Name,
 		Description: spec.Description,
-		Describe:    func() *mcp.Toolset { return spec.Toolset(nil) },
+		Describe:    func() *mcp.Toolset { return withAsking(spec.Toolset(nil), os.Getenv(AskingEnv) == "1") },
 		Open: func(root *fsroot.Root) (*mcp.Toolset, func(*mcp.Server), error) {
 			k := New(root)
 			return k.Toolset(), k.Attach, nil
 		},
 		Flags: flags.Flags,
 	}
+}
+
+// The questions ask_client puts, as the conformance suite words them.
+var (
+	nameQuestion = map[string]any{
+		"message": "What is your name?",
+		"requestedSchema": map[string]any{
+			"type":       "object",
+			"properties": map[string]any{"name": map[string]any{"type": "string"}},
+			"required":   []string{"name"},
+		},
+	}
+	colorQuestion = map[string]any{
+		"message": "What is your favorite color?",
+		"requestedSchema": map[string]any{
+			"type":       "object",
+			"properties": map[string]any{"color": map[string]any{"type": "string"}},
+			"required":   []string{"color"},
+		},
+	}
+	capitalQuestion = map[string]any{
+		"messages":  []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "What is the capital of France?"}}},
+		"maxTokens": 100,
+	}
+)
+
+// AskClient asks the client through the one API a handler has, which
+// works in every era; the answers come back one line each.
+func (k *Kit) AskClient(ctx context.Context, in *spec.AskClientInput) (*mcp.ToolResult, error) {
+	var (
+		roots   struct{ Roots []map[string]any }
+		name    mcp.ElicitResult
+		color   mcp.ElicitResult
+		message json.RawMessage
+	)
+	rootsQ := mcp.Question{Key: "client_roots", Method: "roots/list", Answer: &roots}
+	nameQ := mcp.Question{Key: "user_name", Method: "elicitation/create", Params: nameQuestion, Answer: &name}
+	sampleQ := mcp.Question{Key: "capital_question", Method: "sampling/createMessage", Params: capitalQuestion, Answer: &message}
+	var questions []mcp.Question
+	switch in.What {
+	case spec.AskClientInputWhatRoots:
+		questions = []mcp.Question{rootsQ}
+	case spec.AskClientInputWhatElicit:
+		questions = []mcp.Question{nameQ}
+	case spec.AskClientInputWhatSample:
+		questions = []mcp.Question{sampleQ}
+	case spec.AskClientInputWhatAll:
+		questions = []mcp.Question{nameQ, sampleQ, rootsQ}
+	case spec.AskClientInputWhatTwice:
+		questions = []mcp.Question{nameQ}
+	case spec.AskClientInputWhatPing:
+		if err := mcp.PingClient(ctx); err != nil {
+			return nil, err
+		}
+		return mcp.TextResult("the client answered ping"), nil
+	}
+	if in.SupportedOnly {
+		questions = slices.DeleteFunc(questions, func(q mcp.Question) bool { return !mcp.ClientSupports(ctx, q.Method) })
+	}
+	if err := mcp.Ask(ctx, questions...); err != nil {
+		return nil, err
+	}
+	var lines []string
+	for _, q := range questions {
+		switch q.Key {
+		case "client_roots":
+			b, _ := json.Marshal(roots.Roots)
+			lines = append(lines, "roots: "+string(b))
+		case "user_name":
+			b, _ := json.Marshal(name.Content)
+			lines = append(lines, "name: "+name.Action+" "+string(b))
+		case "capital_question":
+			lines = append(lines, "message: "+string(message))
+		}
+	}
+	if in.What == spec.AskClientInputWhatTwice {
+		// The second question depends on the first answer: a second round.
+		if err := mcp.Ask(ctx, mcp.Question{Key: "favorite_color", Method: "elicitation/create", Params: colorQuestion, Answer: &color}); err != nil {
+			return nil, err
+		}
+		b, _ := json.Marshal(color.Content)
+		lines = append(lines, "color: "+color.Action+" "+string(b))
+	}
+	if len(lines) == 0 {
+		lines = append(lines, "nothing asked: the client declared none of the capabilities")
+	}
+	return mcp.TextResult(strings.Join(lines, "\n")), nil
 }

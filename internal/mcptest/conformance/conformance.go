@@ -144,26 +144,108 @@ func (Kit) TestReconnection(ctx context.Context, _ *spec.TestReconnectionInput) 
 	return mcp.TextResult("Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure."), nil
 }
 
-// errNoAsk is what the fixtures that ask the client answer until the
-// runtime can send requests to the client (issue 12 point 5).
-func errNoAsk(what string) *mcp.ToolResult {
-	return mcp.ErrorResult("%s not supported: this server cannot send requests to the client yet", what)
+// The fixtures that ask the client return Ask's errors unchanged: in
+// 2026-07-28 the first run's error is what makes the runtime answer
+// input_required, and a client without the capability gets the runtime's
+// refusal.
+
+func (Kit) TestSampling(ctx context.Context, in *spec.TestSamplingInput) (*mcp.ToolResult, error) {
+	raw, err := mcp.CreateMessage(ctx, "sampling", map[string]any{
+		"messages":  []any{map[string]any{"role": "user", "content": map[string]string{"type": "text", "text": in.Prompt}}},
+		"maxTokens": 100,
+	})
+	if err != nil {
+		return nil, err
+	}
+	var answer struct {
+		Content struct{ Text string }
+	}
+	if err := json.Unmarshal(raw, &answer); err != nil {
+		return nil, fmt.Errorf("the client's sampling result: %w", err)
+	}
+	return mcp.TextResult("LLM response: " + answer.Content.Text), nil
 }
 
-func (Kit) TestSampling(context.Context, *spec.TestSamplingInput) (*mcp.ToolResult, error) {
-	return errNoAsk("Sampling"), nil
+// elicited reports the user's answer as the suite's fixtures word it.
+func elicited(prefix string, res *mcp.ElicitResult) (*mcp.ToolResult, error) {
+	content, err := json.Marshal(res.Content)
+	if err != nil {
+		return nil, err
+	}
+	if res.Content == nil {
+		content = []byte("{}")
+	}
+	return mcp.TextResult(fmt.Sprintf("%s: action=%s, content=%s", prefix, res.Action, content)), nil
 }
 
-func (Kit) TestElicitation(context.Context, *spec.TestElicitationInput) (*mcp.ToolResult, error) {
-	return errNoAsk("Elicitation"), nil
+func (Kit) TestElicitation(ctx context.Context, in *spec.TestElicitationInput) (*mcp.ToolResult, error) {
+	res, err := mcp.Elicit(ctx, "elicitation", map[string]any{
+		"message": in.Message,
+		"requestedSchema": map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"username": map[string]string{"type": "string", "description": "User's response"},
+				"email":    map[string]string{"type": "string", "description": "User's email address"},
+			},
+			"required": []string{"username", "email"},
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return elicited("User response", res)
 }
 
-func (Kit) TestElicitationSep1034Defaults(context.Context, *spec.TestElicitationSep1034DefaultsInput) (*mcp.ToolResult, error) {
-	return errNoAsk("Elicitation"), nil
+func (Kit) TestElicitationSep1034Defaults(ctx context.Context, _ *spec.TestElicitationSep1034DefaultsInput) (*mcp.ToolResult, error) {
+	res, err := mcp.Elicit(ctx, "elicitation", map[string]any{
+		"message": "Please review and update the form fields with defaults",
+		"requestedSchema": map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"name":     map[string]any{"type": "string", "description": "User name", "default": "John Doe"},
+				"age":      map[string]any{"type": "integer", "description": "User age", "default": 30},
+				"score":    map[string]any{"type": "number", "description": "User score", "default": 95.5},
+				"status":   map[string]any{"type": "string", "description": "User status", "enum": []string{"active", "inactive", "pending"}, "default": "active"},
+				"verified": map[string]any{"type": "boolean", "description": "Verification status", "default": true},
+			},
+			"required": []string{},
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return elicited("Elicitation completed", res)
 }
 
-func (Kit) TestElicitationSep1330Enums(context.Context, *spec.TestElicitationSep1330EnumsInput) (*mcp.ToolResult, error) {
-	return errNoAsk("Elicitation"), nil
+func (Kit) TestElicitationSep1330Enums(ctx context.Context, _ *spec.TestElicitationSep1330EnumsInput) (*mcp.ToolResult, error) {
+	titled := func(title ...string) []any {
+		var out []any
+		for i, t := range title {
+			out = append(out, map[string]string{"const": fmt.Sprintf("value%d", i+1), "title": t})
+		}
+		return out
+	}
+	res, err := mcp.Elicit(ctx, "elicitation", map[string]any{
+		"message": "Please select options from the enum fields",
+		"requestedSchema": map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"untitledSingle": map[string]any{"type": "string", "description": "Select one option", "enum": []string{"option1", "option2", "option3"}},
+				"titledSingle":   map[string]any{"type": "string", "description": "Select one option with titles", "oneOf": titled("First Option", "Second Option", "Third Option")},
+				"legacyEnum": map[string]any{"type": "string", "description": "Select one option (legacy)",
+					"enum": []string{"opt1", "opt2", "opt3"}, "enumNames": []string{"Option One", "Option Two", "Option Three"}},
+				"untitledMulti": map[string]any{"type": "array", "description": "Select multiple options", "minItems": 1, "maxItems": 3,
+					"items": map[string]any{"type": "string", "enum": []string{"option1", "option2", "option3"}}},
+				"titledMulti": map[string]any{"type": "array", "description": "Select multiple options with titles", "minItems": 1, "maxItems": 3,
+					"items": map[string]any{"anyOf": titled("First Choice", "Second Choice", "Third Choice")}},
+			},
+			"required": []string{},
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return elicited("Elicitation completed", res)
 }
 
 func (Kit) PromptTestSimplePrompt(context.Context, *spec.TestSimplePromptArgs) (*mcp.PromptResult, error) {

@@ -2,6 +2,7 @@
 // Source: testdata/schema/toolsets/testkit/prompts.yaml sha256:a3dd235cf3c13a4c8fb59a254ae2708dd354dd22efbf47433a26979a2a441a72
 // Source: testdata/schema/toolsets/testkit/resources.yaml sha256:789fceac3bf07961d9db838dbf85e63d85b4108a5b43ea080519cfdc4d582041
 // Source: testdata/schema/toolsets/testkit/tools/add.yaml sha256:53a9eb3f998d7dbf7a6c70e3f86a05f046d7da1c48de907f1d5942397129c134
+// Source: testdata/schema/toolsets/testkit/tools/ask_client.yaml sha256:a9f334461496f903af662cfa6a4120f25498f8d2f06ee9b42d5d862ae4a1bb41
 // Source: testdata/schema/toolsets/testkit/tools/choose.yaml sha256:377ecf008a6a0ec58ccf976d437c5c64a6e9f0b3799b304046845d2c244811e1
 // Source: testdata/schema/toolsets/testkit/tools/echo.yaml sha256:71690f3f5e9db8ae9493f56c63a396bd10529637aa38b33a8042c2d04d5ffb93
 // Source: testdata/schema/toolsets/testkit/tools/fail.yaml sha256:68e7645e3ae9017ef23f8ef10625d262554291beeaeaed296e07d69322c681a6
@@ -30,6 +31,8 @@ type Handlers interface {
 	// Add runs the add tool (Add).
 	// It returns structured content; its outputSchema is reflected from the type.
 	Add(ctx context.Context, in *AddInput) (*result.Sum, error)
+	// AskClient runs the ask_client tool (Ask the client).
+	AskClient(ctx context.Context, in *AskClientInput) (*mcp.ToolResult, error)
 	// Choose runs the choose tool (Choose).
 	Choose(ctx context.Context, in *ChooseInput) (*mcp.ToolResult, error)
 	// Echo runs the echo tool (Echo).

@@ -2,6 +2,7 @@
 // Source: testdata/schema/toolsets/testkit/prompts.yaml sha256:a3dd235cf3c13a4c8fb59a254ae2708dd354dd22efbf47433a26979a2a441a72
 // Source: testdata/schema/toolsets/testkit/resources.yaml sha256:789fceac3bf07961d9db838dbf85e63d85b4108a5b43ea080519cfdc4d582041
 // Source: testdata/schema/toolsets/testkit/tools/add.yaml sha256:53a9eb3f998d7dbf7a6c70e3f86a05f046d7da1c48de907f1d5942397129c134
+// Source: testdata/schema/toolsets/testkit/tools/ask_client.yaml sha256:a9f334461496f903af662cfa6a4120f25498f8d2f06ee9b42d5d862ae4a1bb41
 // Source: testdata/schema/toolsets/testkit/tools/choose.yaml sha256:377ecf008a6a0ec58ccf976d437c5c64a6e9f0b3799b304046845d2c244811e1
 // Source: testdata/schema/toolsets/testkit/tools/echo.yaml sha256:71690f3f5e9db8ae9493f56c63a396bd10529637aa38b33a8042c2d04d5ffb93
 // Source: testdata/schema/toolsets/testkit/tools/fail.yaml sha256:68e7645e3ae9017ef23f8ef10625d262554291beeaeaed296e07d69322c681a6
@@ -52,6 +53,19 @@ func Toolset(h Handlers) *mcp.Toolset {
 				OutputSchema:     json.RawMessage(addOutputSchema),
 				InvalidArguments: mcp.InvalidArgumentsProtocolError,
 				Call:             mcp.Structured(h, Handlers.Add, nil),
+			},
+			{
+				Name:        "ask_client",
+				Title:       "Ask the client",
+				Description: "Asks the client (roots, an elicitation, a sampled message, a ping, all three at once, or two elicitations one after the other) and reports the answers.\n\nReturns: the answers, one line each",
+				Toolset:     Name,
+				Annotations: mcp.Annotations{
+					ReadOnly:  mcp.Bool(true),
+					OpenWorld: mcp.Bool(false),
+				},
+				InputSchema:      json.RawMessage(askClientInputSchema),
+				InvalidArguments: mcp.InvalidArgumentsProtocolError,
+				Call:             mcp.Text(h, Handlers.AskClient, nil),
 			},
 			{
 				Name:        "choose",

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kontext-dev/kontext/internal/cli"
@@ -31,20 +32,31 @@ const (
 // tools: the suite checks that a client receives several during one call.
 const step = 50 * time.Millisecond
 
-// Kit is the conformance toolset's handlers. It keeps no state: the suite's
-// scenarios each open their own session and expect the same answers.
-type Kit struct{}
+// Kit is the conformance toolset's handlers. Its only state is the server
+// test_trigger_tool_change changes the tool list of.
+type Kit struct {
+	mu      sync.Mutex
+	server  *mcp.Server
+	dynamic bool // test_dynamic_tool is listed
+}
 
-var _ spec.Handlers = Kit{}
+var _ spec.Handlers = (*Kit)(nil)
 
 // Toolset returns the conformance toolset: the specified fixtures and
 // json_schema_2020_12_tool, whose raw input schema the spec format cannot
 // state (it types parameters; the tool exists to show that $defs, $anchor,
 // allOf and if/then/else reach the client untouched).
-func Toolset() *mcp.Toolset {
-	ts := spec.Toolset(Kit{})
+func (k *Kit) Toolset() *mcp.Toolset {
+	ts := spec.Toolset(k)
 	ts.Tools = append(ts.Tools, schemaTool())
 	return ts
+}
+
+// Attach gives the kit the server whose tool list it changes.
+func (k *Kit) Attach(s *mcp.Server) {
+	k.mu.Lock()
+	k.server = s
+	k.mu.Unlock()
 }
 
 func block(v any) json.RawMessage {
@@ -75,25 +87,25 @@ func pause(ctx context.Context, d time.Duration) error {
 	}
 }
 
-func (Kit) TestSimpleText(context.Context, *spec.TestSimpleTextInput) (*mcp.ToolResult, error) {
+func (*Kit) TestSimpleText(context.Context, *spec.TestSimpleTextInput) (*mcp.ToolResult, error) {
 	return mcp.TextResult("This is a simple text response for testing."), nil
 }
 
-func (Kit) TestImageContent(context.Context, *spec.TestImageContentInput) (*mcp.ToolResult, error) {
+func (*Kit) TestImageContent(context.Context, *spec.TestImageContentInput) (*mcp.ToolResult, error) {
 	return &mcp.ToolResult{Content: []json.RawMessage{imageBlock()}}, nil
 }
 
-func (Kit) TestAudioContent(context.Context, *spec.TestAudioContentInput) (*mcp.ToolResult, error) {
+func (*Kit) TestAudioContent(context.Context, *spec.TestAudioContentInput) (*mcp.ToolResult, error) {
 	audio := block(map[string]string{"type": "audio", "data": audioWAV, "mimeType": "audio/wav"})
 	return &mcp.ToolResult{Content: []json.RawMessage{audio}}, nil
 }
 
-func (Kit) TestEmbeddedResource(context.Context, *spec.TestEmbeddedResourceInput) (*mcp.ToolResult, error) {
+func (*Kit) TestEmbeddedResource(context.Context, *spec.TestEmbeddedResourceInput) (*mcp.ToolResult, error) {
 	res := resourceBlock("test://embedded-resource", "text/plain", "This is an embedded resource content.")
 	return &mcp.ToolResult{Content: []json.RawMessage{res}}, nil
 }
 
-func (Kit) TestMultipleContentTypes(context.Context, *spec.TestMultipleContentTypesInput) (*mcp.ToolResult, error) {
+func (*Kit) TestMultipleContentTypes(context.Context, *spec.TestMultipleContentTypesInput) (*mcp.ToolResult, error) {
 	return &mcp.ToolResult{Content: []json.RawMessage{
 		mcp.TextBlock("Multiple content types test:"),
 		imageBlock(),
@@ -101,7 +113,7 @@ func (Kit) TestMultipleContentTypes(context.Context, *spec.TestMultipleContentTy
 	}}, nil
 }
 
-func (Kit) TestToolWithLogging(ctx context.Context, _ *spec.TestToolWithLoggingInput) (*mcp.ToolResult, error) {
+func (*Kit) TestToolWithLogging(ctx context.Context, _ *spec.TestToolWithLoggingInput) (*mcp.ToolResult, error) {
 	for i, message := range []string{"Tool execution started", "Tool processing data", "Tool execution completed"} {
 		if i > 0 {
 			if err := pause(ctx, step); err != nil {
@@ -113,7 +125,7 @@ func (Kit) TestToolWithLogging(ctx context.Context, _ *spec.TestToolWithLoggingI
 	return mcp.TextResult("Tool with logging executed successfully"), nil
 }
 
-func (Kit) TestToolWithProgress(ctx context.Context, _ *spec.TestToolWithProgressInput) (*mcp.ToolResult, error) {
+func (*Kit) TestToolWithProgress(ctx context.Context, _ *spec.TestToolWithProgressInput) (*mcp.ToolResult, error) {
 	for i, done := range []float64{0, 50, 100} {
 		if i > 0 {
 			if err := pause(ctx, step); err != nil {
@@ -125,7 +137,7 @@ func (Kit) TestToolWithProgress(ctx context.Context, _ *spec.TestToolWithProgres
 	return mcp.TextResult("Tool with progress executed successfully"), nil
 }
 
-func (Kit) TestErrorHandling(context.Context, *spec.TestErrorHandlingInput) (*mcp.ToolResult, error) {
+func (*Kit) TestErrorHandling(context.Context, *spec.TestErrorHandlingInput) (*mcp.ToolResult, error) {
 	// The suite reads the message from the first block as is, so it is
 	// returned as the tool's error result rather than as a Go error (which
 	// the runtime would prefix with "Error: ").
@@ -136,7 +148,7 @@ func (Kit) TestErrorHandling(context.Context, *spec.TestErrorHandlingInput) (*mc
 // answering (mcp.CloseStream, "SSE polling" of 2025-11-25), so that the
 // client must reconnect with Last-Event-ID to read it, as the suite's
 // server-sse-polling scenario checks.
-func (Kit) TestReconnection(ctx context.Context, _ *spec.TestReconnectionInput) (*mcp.ToolResult, error) {
+func (*Kit) TestReconnection(ctx context.Context, _ *spec.TestReconnectionInput) (*mcp.ToolResult, error) {
 	mcp.CloseStream(ctx)
 	if err := pause(ctx, 2*step); err != nil {
 		return nil, err
@@ -149,7 +161,7 @@ func (Kit) TestReconnection(ctx context.Context, _ *spec.TestReconnectionInput) 
 // input_required, and a client without the capability gets the runtime's
 // refusal.
 
-func (Kit) TestSampling(ctx context.Context, in *spec.TestSamplingInput) (*mcp.ToolResult, error) {
+func (*Kit) TestSampling(ctx context.Context, in *spec.TestSamplingInput) (*mcp.ToolResult, error) {
 	raw, err := mcp.CreateMessage(ctx, "sampling", map[string]any{
 		"messages":  []any{map[string]any{"role": "user", "content": map[string]string{"type": "text", "text": in.Prompt}}},
 		"maxTokens": 100,
@@ -178,7 +190,7 @@ func elicited(prefix string, res *mcp.ElicitResult) (*mcp.ToolResult, error) {
 	return mcp.TextResult(fmt.Sprintf("%s: action=%s, content=%s", prefix, res.Action, content)), nil
 }
 
-func (Kit) TestElicitation(ctx context.Context, in *spec.TestElicitationInput) (*mcp.ToolResult, error) {
+func (*Kit) TestElicitation(ctx context.Context, in *spec.TestElicitationInput) (*mcp.ToolResult, error) {
 	res, err := mcp.Elicit(ctx, "elicitation", map[string]any{
 		"message": in.Message,
 		"requestedSchema": map[string]any{
@@ -196,7 +208,7 @@ func (Kit) TestElicitation(ctx context.Context, in *spec.TestElicitationInput) (
 	return elicited("User response", res)
 }
 
-func (Kit) TestElicitationSep1034Defaults(ctx context.Context, _ *spec.TestElicitationSep1034DefaultsInput) (*mcp.ToolResult, error) {
+func (*Kit) TestElicitationSep1034Defaults(ctx context.Context, _ *spec.TestElicitationSep1034DefaultsInput) (*mcp.ToolResult, error) {
 	res, err := mcp.Elicit(ctx, "elicitation", map[string]any{
 		"message": "Please review and update the form fields with defaults",
 		"requestedSchema": map[string]any{
@@ -217,7 +229,7 @@ func (Kit) TestElicitationSep1034Defaults(ctx context.Context, _ *spec.TestElici
 	return elicited("Elicitation completed", res)
 }
 
-func (Kit) TestElicitationSep1330Enums(ctx context.Context, _ *spec.TestElicitationSep1330EnumsInput) (*mcp.ToolResult, error) {
+func (*Kit) TestElicitationSep1330Enums(ctx context.Context, _ *spec.TestElicitationSep1330EnumsInput) (*mcp.ToolResult, error) {
 	titled := func(title ...string) []any {
 		var out []any
 		for i, t := range title {
@@ -248,34 +260,34 @@ func (Kit) TestElicitationSep1330Enums(ctx context.Context, _ *spec.TestElicitat
 	return elicited("Elicitation completed", res)
 }
 
-func (Kit) PromptTestSimplePrompt(context.Context, *spec.TestSimplePromptArgs) (*mcp.PromptResult, error) {
+func (*Kit) PromptTestSimplePrompt(context.Context, *spec.TestSimplePromptArgs) (*mcp.PromptResult, error) {
 	return &mcp.PromptResult{Messages: []mcp.PromptMessage{{Role: "user", Text: "This is a simple prompt for testing."}}}, nil
 }
 
-func (Kit) PromptTestPromptWithArguments(_ context.Context, args *spec.TestPromptWithArgumentsArgs) (*mcp.PromptResult, error) {
+func (*Kit) PromptTestPromptWithArguments(_ context.Context, args *spec.TestPromptWithArgumentsArgs) (*mcp.PromptResult, error) {
 	text := fmt.Sprintf("Prompt with arguments: arg1='%s', arg2='%s'", args.Arg1, args.Arg2)
 	return &mcp.PromptResult{Messages: []mcp.PromptMessage{{Role: "user", Text: text}}}, nil
 }
 
-func (Kit) PromptTestPromptWithEmbeddedResource(_ context.Context, args *spec.TestPromptWithEmbeddedResourceArgs) (*mcp.PromptResult, error) {
+func (*Kit) PromptTestPromptWithEmbeddedResource(_ context.Context, args *spec.TestPromptWithEmbeddedResourceArgs) (*mcp.PromptResult, error) {
 	return &mcp.PromptResult{Messages: []mcp.PromptMessage{
 		{Role: "user", Content: resourceBlock(args.ResourceUri, "text/plain", "Embedded resource content for testing.")},
 		{Role: "user", Text: "Please process the embedded resource above."},
 	}}, nil
 }
 
-func (Kit) PromptTestPromptWithImage(context.Context, *spec.TestPromptWithImageArgs) (*mcp.PromptResult, error) {
+func (*Kit) PromptTestPromptWithImage(context.Context, *spec.TestPromptWithImageArgs) (*mcp.PromptResult, error) {
 	return &mcp.PromptResult{Messages: []mcp.PromptMessage{
 		{Role: "user", Content: imageBlock()},
 		{Role: "user", Text: "Please analyze the image above."},
 	}}, nil
 }
 
-func (Kit) ReadStaticText(context.Context) (*mcp.ResourceContents, error) {
+func (*Kit) ReadStaticText(context.Context) (*mcp.ResourceContents, error) {
 	return &mcp.ResourceContents{Text: "This is the content of the static text resource."}, nil
 }
 
-func (Kit) ReadStaticBinary(context.Context) (*mcp.ResourceContents, error) {
+func (*Kit) ReadStaticBinary(context.Context) (*mcp.ResourceContents, error) {
 	png, err := base64.StdEncoding.DecodeString(imagePNG)
 	if err != nil {
 		return nil, err
@@ -283,11 +295,11 @@ func (Kit) ReadStaticBinary(context.Context) (*mcp.ResourceContents, error) {
 	return &mcp.ResourceContents{Blob: png}, nil
 }
 
-func (Kit) ReadWatchedResource(context.Context) (*mcp.ResourceContents, error) {
+func (*Kit) ReadWatchedResource(context.Context) (*mcp.ResourceContents, error) {
 	return &mcp.ResourceContents{Text: "Watched resource content"}, nil
 }
 
-func (Kit) ReadTemplate(_ context.Context, vars *spec.TemplateVars) (*mcp.ResourceContents, error) {
+func (*Kit) ReadTemplate(_ context.Context, vars *spec.TemplateVars) (*mcp.ResourceContents, error) {
 	b, err := json.Marshal(map[string]any{"id": vars.ID, "templateTest": true, "data": "Data for ID: " + vars.ID})
 	if err != nil {
 		return nil, err
@@ -299,7 +311,7 @@ func (Kit) ReadTemplate(_ context.Context, vars *spec.TemplateVars) (*mcp.Resour
 var words = []string{"park", "paris", "party", "test", "testing", "world"}
 
 // CompleteWords suggests the words that start with what was typed.
-func (Kit) CompleteWords(_ context.Context, req mcp.CompletionRequest) (*mcp.Completion, error) {
+func (*Kit) CompleteWords(_ context.Context, req mcp.CompletionRequest) (*mcp.Completion, error) {
 	out := &mcp.Completion{Values: []string{}}
 	for _, w := range words {
 		if strings.HasPrefix(w, req.Value) {
@@ -311,7 +323,7 @@ func (Kit) CompleteWords(_ context.Context, req mcp.CompletionRequest) (*mcp.Com
 
 // ListTemplate lists no instances: every id names a resource, so there is
 // no finite list of them.
-func (Kit) ListTemplate(context.Context) ([]*mcp.Resource, error) { return nil, nil }
+func (*Kit) ListTemplate(context.Context) ([]*mcp.Resource, error) { return nil, nil }
 
 // schemaInput is json_schema_2020_12_tool's input schema, the one the
 // suite's json-schema-2020-12 scenario looks for in tools/list.
@@ -342,9 +354,10 @@ func Factory() cli.ToolsetFactory {
 	return cli.ToolsetFactory{
 		Name:        spec.Name,
 		Description: spec.Description,
-		Describe:    Toolset,
+		Describe:    (&Kit{}).Toolset,
 		Open: func(*fsroot.Root) (*mcp.Toolset, func(*mcp.Server), error) {
-			return Toolset(), nil, nil
+			k := &Kit{}
+			return k.Toolset(), k.Attach, nil
 		},
 		Flags: flags.Flags,
 	}

@@ -15,7 +15,7 @@ import (
 // handshake and returns the results by request (ids 2, 3, …).
 func exchange(t *testing.T, requests ...string) []json.RawMessage {
 	t.Helper()
-	srv, err := mcp.NewServer(mcp.Implementation{Name: "kontext", Version: "test"}, mcp.Options{}, Toolset())
+	srv, err := mcp.NewServer(mcp.Implementation{Name: "kontext", Version: "test"}, mcp.Options{}, (&Kit{}).Toolset())
 	if err != nil {
 		t.Fatal(err)
 	}

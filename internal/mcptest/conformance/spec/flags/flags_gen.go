@@ -6,12 +6,24 @@
 // Source: testdata/schema/toolsets/conformance/tools/test_embedded_resource.yaml sha256:3c49a874cc075fda44f753a83751a0f4bf3d79e54a4bebe6be158b98e6f5ed8f
 // Source: testdata/schema/toolsets/conformance/tools/test_error_handling.yaml sha256:d2613e4849f4d634cb314e53090d68ef0338c5ebe3b8ce7ac1e6a27f6141a6b0
 // Source: testdata/schema/toolsets/conformance/tools/test_image_content.yaml sha256:da0ec3be654ce408dcf0c96b4235b61bea11a5e2122b7ee4c8ea1ef24fe34a00
+// Source: testdata/schema/toolsets/conformance/tools/test_input_required_result_capabilities.yaml sha256:9ce74e66e654639e26bddece9bd7c1bde5a85bfb82e06e9d20312a7d1deadbd0
+// Source: testdata/schema/toolsets/conformance/tools/test_input_required_result_elicitation.yaml sha256:7e639e3b832736c5a773835394d1e8a23b22470cda242a6c4c2d40f82dd5afa1
+// Source: testdata/schema/toolsets/conformance/tools/test_input_required_result_list_roots.yaml sha256:aa864c0720da5aa039be31270fbcedb264a44f3b5f2744f6257589138b109727
+// Source: testdata/schema/toolsets/conformance/tools/test_input_required_result_multi_round.yaml sha256:d445f5d05fb45157020781bf55d059dcfefd95475acaae11edb78941bbf6f534
+// Source: testdata/schema/toolsets/conformance/tools/test_input_required_result_multiple_inputs.yaml sha256:bebb3dd5c3695eda6026c7b704dd0a57efd1140938e4209b24adc438078fe7e6
+// Source: testdata/schema/toolsets/conformance/tools/test_input_required_result_request_state.yaml sha256:cd5e59d0386c6ec652573f3b2a0732e0f20d67e253a214b7f903feac13ebaed5
+// Source: testdata/schema/toolsets/conformance/tools/test_input_required_result_sampling.yaml sha256:d9052b0c7da84c59549a158300cb1e91fe0b87e2a801bbdfd2793e34c89d1f7e
+// Source: testdata/schema/toolsets/conformance/tools/test_input_required_result_tampered_state.yaml sha256:05d288c0c8730032ae10dc9b15c6e4bc6af8683980071ae0e98d8ebc31c5c135
+// Source: testdata/schema/toolsets/conformance/tools/test_logging_tool.yaml sha256:b8414158172529591c2d27074ffd953341e05109ea9d00f11eb7b5af0fd9fc1f
+// Source: testdata/schema/toolsets/conformance/tools/test_missing_capability.yaml sha256:86e2244917ee9f4a9ed08f54efb6bc8e19109dd66db71d41ba83e1d7476da402
 // Source: testdata/schema/toolsets/conformance/tools/test_multiple_content_types.yaml sha256:1a9984ecbc68f967681fbb2cceb5c22ff55f244963517b794358975c6cf8ff9e
 // Source: testdata/schema/toolsets/conformance/tools/test_reconnection.yaml sha256:37cb006089f110cc20006851e7edd2da345ff6193a786dadbacd25c6a2f3222f
 // Source: testdata/schema/toolsets/conformance/tools/test_sampling.yaml sha256:a152c10fadb966767e47197f50447f3829378fb64e657fe08eccfaf09afcf307
 // Source: testdata/schema/toolsets/conformance/tools/test_simple_text.yaml sha256:d624b93e3345e57102a4cb51d4a4a9d4573b30b84f95eee920833009c93ce306
+// Source: testdata/schema/toolsets/conformance/tools/test_streaming_elicitation.yaml sha256:5dcacad7d555b4d0e6ecca612339bd2e638243e7a8a0f5c2aa9bd3596f45c473
 // Source: testdata/schema/toolsets/conformance/tools/test_tool_with_logging.yaml sha256:e77d49ad718455dee79d086511b2cea83eeb76660d3e217a77ed43e0b4055432
 // Source: testdata/schema/toolsets/conformance/tools/test_tool_with_progress.yaml sha256:ba7c734e8f59d593de3eefe7be803173f83a25c77eb4ae510035d28409f5801e
+// Source: testdata/schema/toolsets/conformance/tools/test_trigger_tool_change.yaml sha256:17d1d22dbce927ac181b336a38235d97186bc61d99170d6851b01494c3f36016
 
 // Package flags is generated from testdata/schema/toolsets/conformance/: the command-line
 // flags of the conformance tools, one per parameter. It is apart from the
@@ -44,6 +56,26 @@ func Flags(tool string) []cli.Flag {
 		return []cli.Flag{}
 	case "test_image_content":
 		return []cli.Flag{}
+	case "test_input_required_result_capabilities":
+		return []cli.Flag{}
+	case "test_input_required_result_elicitation":
+		return []cli.Flag{}
+	case "test_input_required_result_list_roots":
+		return []cli.Flag{}
+	case "test_input_required_result_multi_round":
+		return []cli.Flag{}
+	case "test_input_required_result_multiple_inputs":
+		return []cli.Flag{}
+	case "test_input_required_result_request_state":
+		return []cli.Flag{}
+	case "test_input_required_result_sampling":
+		return []cli.Flag{}
+	case "test_input_required_result_tampered_state":
+		return []cli.Flag{}
+	case "test_logging_tool":
+		return []cli.Flag{}
+	case "test_missing_capability":
+		return []cli.Flag{}
 	case "test_multiple_content_types":
 		return []cli.Flag{}
 	case "test_reconnection":
@@ -54,9 +86,13 @@ func Flags(tool string) []cli.Flag {
 		}
 	case "test_simple_text":
 		return []cli.Flag{}
+	case "test_streaming_elicitation":
+		return []cli.Flag{}
 	case "test_tool_with_logging":
 		return []cli.Flag{}
 	case "test_tool_with_progress":
+		return []cli.Flag{}
+	case "test_trigger_tool_change":
 		return []cli.Flag{}
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -58,23 +59,119 @@ func TestConformance(t *testing.T) {
 	url := startHTTPServer(t, bin)
 	baseline := filepath.Join(dir, "baseline.yml")
 
-	var passed, failed int
+	scored := requiredScenarios(t, filepath.Join(dir, "node_modules", "@modelcontextprotocol", "conformance", "requirements", "2026-07-28.yaml"))
+	var total, unscored tally
 	for _, run := range conformanceRuns {
 		args := append([]string{suite, "server", "--url", url, "--expected-failures", baseline}, run.args...)
 		out, err := runSuite(t, node, dir, args)
-		p, f, ok := suiteTotals(out)
+		passed, failed, ok := suiteTotals(out)
 		if !ok {
 			t.Errorf("%s: the suite printed no totals (exit: %v)", run.name, err)
 			continue
 		}
-		passed += p
-		failed += f
-		fmt.Printf("conformance %s: %d checks passed, %d failed\n", run.name, p, f)
 		if err != nil {
 			t.Errorf("%s: the suite found failures its baseline does not expect, or baseline entries that now pass (%v); see its output above", run.name, err)
 		}
+		// A requirement set scores only the scenarios it lists: the others
+		// (extensions, pending) run and are reported but decide nothing, as
+		// the suite itself has it.
+		requirements := slices.Contains(run.args, "--requirements")
+		var got, skipped tally
+		lines := scenarioLines(out)
+		if len(lines) == 0 { // one scenario: the suite prints its checks only
+			lines = []scenarioLine{{name: run.name, passed: passed, failed: failed}}
+		}
+		for _, sc := range lines {
+			if requirements && !scored[sc.name] {
+				skipped.add(sc)
+			} else {
+				got.add(sc)
+			}
+		}
+		fmt.Printf("conformance %s: %s\n", run.name, got)
+		if skipped.scenarios > 0 {
+			fmt.Printf("conformance %s, not scored (extension or pending): %s\n", run.name, skipped)
+		}
+		total.merge(got)
+		unscored.merge(skipped)
 	}
-	fmt.Printf("conformance total: %d checks passed, %d failed (failures not in %s fail the test)\n", passed, failed, filepath.Base(baseline))
+	fmt.Printf("conformance total: %s\n", total)
+	if unscored.scenarios > 0 {
+		fmt.Printf("conformance not scored: %s\n", unscored)
+	}
+}
+
+// scenarioLine is one scenario's line of the suite's summary.
+type scenarioLine struct {
+	name           string
+	passed, failed int
+}
+
+// scenarioSummary is that line: "✓ ping: 2 passed, 0 failed".
+var scenarioSummary = regexp.MustCompile(`(?m)^[✓✗] (\S+): (\d+) passed, (\d+) failed`)
+
+// scenarioLines reads the per-scenario lines of a suite run's summary.
+func scenarioLines(out string) []scenarioLine {
+	var lines []scenarioLine
+	for _, m := range scenarioSummary.FindAllStringSubmatch(out, -1) {
+		passed, _ := strconv.Atoi(m[2])
+		failed, _ := strconv.Atoi(m[3])
+		lines = append(lines, scenarioLine{name: m[1], passed: passed, failed: failed})
+	}
+	return lines
+}
+
+// tally sums scenarios and their checks.
+type tally struct {
+	scenarios, scenariosFailed int
+	checksPassed, checksFailed int
+}
+
+func (t *tally) add(sc scenarioLine) {
+	t.scenarios++
+	if sc.failed > 0 {
+		t.scenariosFailed++
+	}
+	t.checksPassed += sc.passed
+	t.checksFailed += sc.failed
+}
+
+func (t *tally) merge(o tally) {
+	t.scenarios += o.scenarios
+	t.scenariosFailed += o.scenariosFailed
+	t.checksPassed += o.checksPassed
+	t.checksFailed += o.checksFailed
+}
+
+func (t tally) String() string {
+	return fmt.Sprintf("%d scenarios, %d passed, %d failed; %d checks passed, %d failed",
+		t.scenarios, t.scenarios-t.scenariosFailed, t.scenariosFailed, t.checksPassed, t.checksFailed)
+}
+
+// requiredScenarios reads the server scenarios a requirement file scores:
+// the items of its top-level "server:" list.
+func requiredScenarios(t *testing.T, path string) map[string]bool {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	in := false
+	for _, line := range strings.Split(string(b), "\n") {
+		switch {
+		case line == "server:":
+			in = true
+		case in && strings.HasPrefix(line, "  - "):
+			out[strings.TrimSpace(strings.TrimPrefix(line, "  - "))] = true
+		case in && line != "" && !strings.HasPrefix(line, " ") && !strings.HasPrefix(line, "#"):
+			in = false
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("%s lists no server scenarios", path)
+	}
+	return out
 }
 
 // buildConformanceServer builds kontext-conformance into the test's
@@ -203,6 +300,22 @@ func TestSuiteTotals(t *testing.T) {
 		if p != c.pass || f != c.fail || ok != c.ok {
 			t.Errorf("%s: suiteTotals = %d, %d, %v; want %d, %d, %v", c.whatIsTested, p, f, ok, c.pass, c.fail, c.ok)
 		}
+	}
+}
+
+func TestScenarioLines(t *testing.T) {
+	out := "✓ ping: 2 passed, 0 failed\n✗ tasks-lifecycle: 1 passed, 8 failed\nTotal: 3 passed, 8 failed\n"
+	got := scenarioLines(out)
+	want := []scenarioLine{{"ping", 2, 0}, {"tasks-lifecycle", 1, 8}}
+	if !slices.Equal(got, want) {
+		t.Errorf("scenarioLines = %v, want %v", got, want)
+	}
+	var sum tally
+	for _, sc := range got {
+		sum.add(sc)
+	}
+	if want := "2 scenarios, 1 passed, 1 failed; 3 checks passed, 8 failed"; sum.String() != want {
+		t.Errorf("tally = %q, want %q", sum, want)
 	}
 }
 

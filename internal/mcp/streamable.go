@@ -1005,7 +1005,11 @@ func (st *stream) serve(w http.ResponseWriter, r *http.Request, after int64, mod
 	sent := max(after, 0)
 	c.mu.Lock()
 	st.attached = true
-	st.cut = false
+	if after >= 0 {
+		// A reconnection reads on; a cut asked for before the first
+		// response was written still applies to it.
+		st.cut = false
+	}
 	if st.standalone || after >= 0 {
 		st.sse = true
 	}

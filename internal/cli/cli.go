@@ -615,7 +615,7 @@ func mcpCommand(p Program, cm *completion) *cli.Command {
 	cmd := &cli.Command{
 		Name:     "mcp",
 		Category: CategoryServing,
-		Usage:    "serve MCP over stdio (JSON-RPC on stdout, diagnostics on stderr)",
+		Usage:    "serve MCP over stdio (JSON-RPC on stdout, diagnostics on stderr), or over streamable HTTP with --http",
 		Flags:    flags,
 		Action: func(c *cli.Context) error {
 			log, err := stderrLogger(c.App.ErrWriter, c.String("log-level"))

@@ -293,6 +293,7 @@ func (h *StreamableHandler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body = bytes.TrimSpace(body)
+	h.trace(false, body)
 	if !json.Valid(body) {
 		writeJSON(w, http.StatusBadRequest, nil, errorLine(nil, errcodes.ParseError, map[string]any{"reason": jsonReason(json.Unmarshal(body, new(any)))}))
 		return
@@ -315,6 +316,23 @@ func (h *StreamableHandler) post(w http.ResponseWriter, r *http.Request) {
 // isInitialize reports whether body is an initialize request of the legacy
 // era: one carrying a modern _meta version is a modern request for a
 // method that era removed.
+// trace shows Options.Trace a body read or a message written, one JSON-RPC
+// message at a time as over stdio: a batch is shown member by member.
+func (h *StreamableHandler) trace(out bool, message []byte) {
+	trace := h.srv.opts.Trace
+	if trace == nil || len(message) == 0 {
+		return
+	}
+	var members []json.RawMessage
+	if message[0] == '[' && json.Unmarshal(message, &members) == nil {
+		for _, m := range members {
+			trace(out, m)
+		}
+		return
+	}
+	trace(out, message)
+}
+
 func isInitialize(body []byte) bool {
 	var m struct {
 		Method string `json:"method"`
@@ -906,6 +924,7 @@ func (st *stream) waiting() int {
 // answer records the answer of a registered request at its place in the
 // POST (nil: the request was discarded).
 func (st *stream) answer(pos int, line []byte, isError bool) {
+	st.conn.h.trace(true, line)
 	st.conn.mu.Lock()
 	st.answered++
 	st.recordLocked(batchResponse{pos, line}, isError)
@@ -916,6 +935,7 @@ func (st *stream) answer(pos int, line []byte, isError bool) {
 // refuse records the transport's own answer to a member that is not
 // JSON-RPC.
 func (st *stream) refuse(res batchResponse) {
+	st.conn.h.trace(true, res.line)
 	st.conn.mu.Lock()
 	st.recordLocked(res, true)
 	st.conn.mu.Unlock()
@@ -938,6 +958,7 @@ func (st *stream) recordLocked(res batchResponse, isError bool) {
 
 // event records a message that is not an answer: the stream becomes SSE.
 func (st *stream) event(message []byte) {
+	st.conn.h.trace(true, message)
 	st.conn.mu.Lock()
 	if !st.sse {
 		st.commitLocked()
@@ -1001,7 +1022,11 @@ func (st *stream) serve(w http.ResponseWriter, r *http.Request, after int64, mod
 	sent := max(after, 0)
 	c.mu.Lock()
 	st.attached = true
-	st.cut = false
+	if after >= 0 {
+		// A reconnection reads on; a cut asked for before the first
+		// response was written still applies to it.
+		st.cut = false
+	}
 	if st.standalone || after >= 0 {
 		st.sse = true
 	}

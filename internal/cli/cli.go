@@ -593,7 +593,9 @@ func buildServer(c *cli.Context, p Program, opts mcp.Options, log *slog.Logger) 
 	for _, a := range attach {
 		a(srv)
 	}
-	log.Info("kontext serving", "root", root.Dir(), "rootFrom", choice.Source, "tools", len(srv.Tools()), "readOnly", filter.ReadOnly)
+	if opts.RootDiscovery == nil { // else no root is served yet
+		log.Info("kontext serving", "root", root.Dir(), "rootFrom", choice.Source, "tools", len(srv.Tools()), "readOnly", filter.ReadOnly)
+	}
 	return &built{server: srv, root: root}, nil
 }
 

@@ -319,14 +319,19 @@ type inputParams struct {
 // that may answer input_required. Malformed responses and a state this
 // process did not issue for this request are refused with -32602.
 func (c *call) readInput() *Error {
-	if !c.modern || !mrtrMethods[c.method] || len(c.params) == 0 {
+	if !c.modern || !mrtrMethods[c.method] {
+		return nil
+	}
+	rt := &roundTrip{answers: map[string]json.RawMessage{}, used: map[string]json.RawMessage{}, asked: map[string]json.RawMessage{}}
+	c.input = rt
+	// A first round carries neither: its params need no second decoding.
+	if !bytes.Contains(c.params, []byte(`"inputResponses"`)) && !bytes.Contains(c.params, []byte(`"requestState"`)) {
 		return nil
 	}
 	var p inputParams
 	if json.Unmarshal(c.params, &p) != nil {
 		return nil // the method's own decoding words the problem
 	}
-	rt := &roundTrip{answers: map[string]json.RawMessage{}, used: map[string]json.RawMessage{}, asked: map[string]json.RawMessage{}}
 	if len(p.RequestState) > 0 {
 		var state string
 		if json.Unmarshal(p.RequestState, &state) != nil {
@@ -350,7 +355,6 @@ func (c *call) readInput() *Error {
 			rt.answers[key] = responses[key]
 		}
 	}
-	c.input = rt
 	return nil
 }
 

@@ -105,7 +105,8 @@ func (c *call) runRooted(m method, async bool) (any, error) {
 	if c.method == "tools/call" {
 		return c.toolResult(ErrorResult("%s", hint)), nil
 	}
-	return nil, NewError(errcodes.InternalError, map[string]any{"reason": hint})
+	// The hint is the message: clients show a message, not data.
+	return nil, &Error{Code: errcodes.InternalError, Message: hint}
 }
 
 // rootsOf hands a client's roots to RootDiscovery.Roots, one call at a

@@ -275,6 +275,14 @@ params:
   - {name: n, type: integer, minimum: 9, maximum: 5, description: {en: n, sk: n}}
 output: {description: {en: x, sk: x}}
 `, "minimum 9 is above maximum 5", ""},
+		"completer of no variable": {"toolsets/demo/resources.yaml", `
+templates:
+  - {uriTemplate: "demo://item/{id}", name: item, title: {en: I, sk: I}, description: {en: I, sk: I}, mimeType: text/plain, complete: {name: items}}
+`, "completes name, which is none of its variables", ""},
+		"completer not an identifier": {"toolsets/demo/prompts.yaml", `
+prompts:
+  - {name: p, title: {en: P, sk: P}, description: {en: P, sk: P}, arguments: [{name: a, description: {en: A, sk: A}, required: false, complete: Items}]}
+`, "'Items' does not match pattern", ""},
 	}
 	root := repoRoot(t)
 	specSchema, err := os.ReadFile(filepath.Join(root, "schema", "spec.schema.json"))

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -259,6 +260,12 @@ func (r *specReader) loadToolset(t *Tree, dir, name string, names map[string]str
 	}
 	for _, tmpl := range resources.Templates {
 		tmpl.Toolset = name
+		vars := templateVars(tmpl.URITemplate)
+		for _, v := range slices.Sorted(maps.Keys(tmpl.Complete)) {
+			if !slices.Contains(vars, v) {
+				return ts, fmt.Errorf("%s: template %s completes %s, which is none of its variables", path.Join(dir, resourcesFile), tmpl.URITemplate, v)
+			}
+		}
 		t.Templates = append(t.Templates, tmpl)
 	}
 

@@ -5,10 +5,8 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"path"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"text/template"
@@ -150,14 +148,8 @@ func toolsetFiles(tree *Tree, ts ToolsetSpec, dir, pkg string) (map[string][]byt
 	}
 	for _, r := range templates {
 		td := templateData{Spec: r, Go: goName(r.Name)}
-		vars := templateVars(r.URITemplate)
-		for _, v := range vars {
+		for _, v := range templateVars(r.URITemplate) {
 			td.Vars = append(td.Vars, varData{Name: v, Go: goName(v), Complete: useCompleter(r.Complete[v])})
-		}
-		for _, v := range slices.Sorted(maps.Keys(r.Complete)) {
-			if !slices.Contains(vars, v) {
-				return nil, fmt.Errorf("%s/%s: template %s has no variable %s to complete", ts.Dir(), resourcesFile, r.URITemplate, v)
-			}
 		}
 		data.Templates = append(data.Templates, td)
 	}

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/kontext-dev/kontext/gen/protocol"
@@ -39,17 +40,17 @@ type Completion struct {
 	HasMore bool
 }
 
-// completes reports whether any served prompt or template can complete
-// something: the completions capability says exactly that.
-func (s *Server) completesLocked() bool {
-	for _, name := range s.promptOrder {
-		for _, a := range s.prompts[name].Arguments {
+// completesAny reports whether a toolset's prompts or templates can
+// complete something.
+func completesAny(prompts []*Prompt, templates []*ResourceTemplate) bool {
+	for _, p := range prompts {
+		for _, a := range p.Arguments {
 			if a.Complete != nil {
 				return true
 			}
 		}
 	}
-	for _, t := range s.templates {
+	for _, t := range templates {
 		for _, c := range t.Complete {
 			if c != nil {
 				return true
@@ -61,7 +62,9 @@ func (s *Server) completesLocked() bool {
 
 // completer finds what completes the argument a reference names. A
 // known argument without a completer has none (nil, nil): it completes to
-// nothing, as an argument of free text should.
+// nothing, as an argument of free text should. Errors name the prompt or
+// template in data as prompts/get and resources/read do; the violation
+// names the argument or the reference type.
 func (s *Server) completer(ref protocol.CompleteReference, argument string) (Completer, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -77,7 +80,7 @@ func (s *Server) completer(ref protocol.CompleteReference, argument string) (Com
 				return a.Complete, nil
 			}
 		}
-		return nil, InvalidParams(map[string]any{"prompt": name, "argument": argument}, Violation{Path: "/argument/name", Message: "prompt " + name + " has no argument " + argument})
+		return nil, InvalidParams(map[string]any{"prompt": name}, Violation{Path: "/argument/name", Message: "prompt " + name + " has no argument " + argument})
 	case "ref/resource":
 		uri := deref(ref.URI)
 		for _, t := range s.templates {
@@ -85,13 +88,13 @@ func (s *Server) completer(ref protocol.CompleteReference, argument string) (Com
 				continue
 			}
 			if !templateHasVar(t.URITemplate, argument) {
-				return nil, InvalidParams(map[string]any{"uri": uri, "argument": argument}, Violation{Path: "/argument/name", Message: "template " + uri + " has no variable " + argument})
+				return nil, InvalidParams(map[string]any{"uri": uri}, Violation{Path: "/argument/name", Message: "template " + uri + " has no variable " + argument})
 			}
 			return t.Complete[argument], nil
 		}
 		return nil, InvalidParams(map[string]any{"uri": uri}, Violation{Path: "/ref/uri", Message: "no resource template " + uri})
 	default:
-		return nil, InvalidParams(map[string]any{"ref": ref.Type}, Violation{Path: "/ref/type", Message: "must be ref/prompt or ref/resource"})
+		return nil, InvalidParams(nil, Violation{Path: "/ref/type", Message: strconv.Quote(ref.Type) + " is neither ref/prompt nor ref/resource"})
 	}
 }
 

@@ -110,7 +110,10 @@ type Server struct {
 	resources    map[string]*Resource
 	resourceURIs []string
 	templates    []*ResourceTemplate
-	listVersion  uint64 // bumped on every change to a list (cursors carry it)
+	// completes says a served prompt or template has a completer: the
+	// completions capability says exactly that.
+	completes   bool
+	listVersion uint64 // bumped on every change to a list (cursors carry it)
 
 	// toolPages holds the encoded tools/list results of one listVersion:
 	// encoding one re-compacts every advertised schema, and the tools of a
@@ -195,6 +198,7 @@ func (s *Server) addToolset(ts *Toolset) error {
 		s.resourceURIs = append(s.resourceURIs, r.URI)
 	}
 	s.templates = append(s.templates, ts.Templates...)
+	s.completes = s.completes || completesAny(ts.Prompts, ts.Templates)
 	return nil
 }
 
@@ -390,7 +394,7 @@ func (c capabilities) offers(name string) bool {
 func (s *Server) capabilities() capabilities {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	c := capabilities{prompts: len(s.prompts) > 0, resources: len(s.resources) > 0 || len(s.templates) > 0, completions: s.completesLocked()}
+	c := capabilities{prompts: len(s.prompts) > 0, resources: len(s.resources) > 0 || len(s.templates) > 0, completions: s.completes}
 	// The tools capability stays on even when a filter leaves no tool: the
 	// list can grow at run time and clients then hear about it.
 	c.tools = len(s.toolsets) > 0

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
@@ -48,6 +49,18 @@ func (h *Handlers) CompleteEntries(ctx context.Context, req mcp.CompletionReques
 	out := &mcp.Completion{Values: make([]string, len(matches))}
 	for i, e := range matches {
 		out.Values[i] = e.ID
+	}
+	return out, nil
+}
+
+// CompleteTaskCounts suggests kontext-init's tasks: the counts it accepts
+// that start with what was typed, smallest first.
+func (h *Handlers) CompleteTaskCounts(_ context.Context, req mcp.CompletionRequest) (*mcp.Completion, error) {
+	out := &mcp.Completion{Values: []string{}}
+	for n := 1; n <= maxPromptTasks; n++ {
+		if s := strconv.Itoa(n); strings.HasPrefix(s, strings.TrimSpace(req.Value)) {
+			out.Values = append(out.Values, s)
+		}
 	}
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	spec "github.com/kontext-dev/kontext/gen/toolsets/knowledge"
 	"github.com/kontext-dev/kontext/internal/gittest"
 	"github.com/kontext-dev/kontext/internal/knowledge"
 	"github.com/kontext-dev/kontext/internal/mcp"
@@ -62,5 +63,35 @@ func TestCompleteEntries(t *testing.T) {
 		if !slices.Equal(got.Values, tc.want) {
 			t.Errorf("%q completes to %q, want %q", tc.value, got.Values, tc.want)
 		}
+	}
+}
+
+// TestCompleteTaskCounts completes kontext-init's tasks, through the
+// completer its spec names, with exactly the counts the prompt accepts.
+func TestCompleteTaskCounts(t *testing.T) {
+	h := New(knowledge.NewService(t.TempDir()))
+	var complete mcp.Completer
+	for _, p := range h.Toolset().Prompts {
+		if p.Name == "kontext-init" && len(p.Arguments) == 1 && p.Arguments[0].Name == "tasks" {
+			complete = p.Arguments[0].Complete
+		}
+	}
+	if complete == nil {
+		t.Fatal("kontext-init's tasks has no completer; the spec names task_counts")
+	}
+	ctx := context.Background()
+	for value, want := range map[string][]string{"": {"1", "2", "3", "4", "5"}, "3": {"3"}, "6": {}, "x": {}} {
+		got, err := complete(ctx, mcp.CompletionRequest{Argument: "tasks", Value: value})
+		if err != nil || !slices.Equal(got.Values, want) {
+			t.Errorf("%q completes to %q (%v), want %q", value, got.Values, err, want)
+		}
+		for _, v := range got.Values {
+			if _, err := h.PromptKontextInit(ctx, &spec.KontextInitArgs{Tasks: v}); err != nil {
+				t.Errorf("kontext-init refuses the suggested %q: %v", v, err)
+			}
+		}
+	}
+	if _, err := h.PromptKontextInit(ctx, &spec.KontextInitArgs{Tasks: "6"}); err == nil {
+		t.Error("kontext-init accepts 6 tasks, which the completer does not suggest")
 	}
 }

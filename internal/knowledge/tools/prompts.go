@@ -10,12 +10,16 @@ import (
 	"github.com/kontext-dev/kontext/internal/mcp"
 )
 
+// maxPromptTasks is the most bootstrap tasks kontext-init works through in
+// one session (ctx_init hands out at most as many at once).
+const maxPromptTasks = 5
+
 func (h *Handlers) PromptKontextInit(_ context.Context, args *spec.KontextInitArgs) (*mcp.PromptResult, error) {
 	tasks := 1
 	if args.Tasks != "" {
 		n, err := strconv.Atoi(strings.TrimSpace(args.Tasks))
-		if err != nil || n < 1 || n > 5 {
-			return nil, mcp.InvalidParams(map[string]any{"prompt": "kontext-init"}, mcp.Violation{Path: "/arguments/tasks", Message: "a number from 1 to 5"})
+		if err != nil || n < 1 || n > maxPromptTasks {
+			return nil, mcp.InvalidParams(map[string]any{"prompt": "kontext-init"}, mcp.Violation{Path: "/arguments/tasks", Message: fmt.Sprintf("a number from 1 to %d", maxPromptTasks)})
 		}
 		tasks = n
 	}

@@ -5,10 +5,11 @@
 GO       ?= go
 BIN      := bin
 NPM_DIR  := internal/interop/testdata/node
+CONFORMANCE_DIR := internal/interop/testdata/conformance
 # The fuzz run's total time, split evenly across every fuzz target (.ci/fuzz).
 FUZZTIME ?= 3m
 
-.PHONY: all build run test generate check-generated vet test-go interop-deps interop fuzz bench snapshots clean
+.PHONY: all build run test generate check-generated vet test-go interop-deps interop conformance-deps conformance fuzz bench snapshots clean
 
 all: build
 
@@ -54,11 +55,23 @@ interop-deps:
 interop: interop-deps
 	KONTEXT_INTEROP=1 $(GO) test -count=1 ./internal/interop/...
 
+# The official MCP conformance suite and the Node (>= 22) it runs on, both
+# npm packages installed exactly as the lockfile says.
+conformance-deps:
+	npm ci --prefix $(CONFORMANCE_DIR) --no-audit --no-fund
+
+# The suite's whole server side against kontext-conformance serving
+# streamable HTTP: the active suite, server-sse-polling, json-schema-2020-12
+# and the 2026-07-28 requirement set, ending with the totals. Scenarios in
+# $(CONFORMANCE_DIR)/baseline.yml are expected to fail, and must.
+conformance: conformance-deps
+	KONTEXT_CONFORMANCE=1 $(GO) test -count=1 -timeout 30m -run '^TestConformance$$' -v ./internal/interop/
+
 # Every fuzz target of the module (found in the source), FUZZTIME in all.
 fuzz:
 	GO=$(GO) FUZZTIME=$(FUZZTIME) .ci/fuzz
 
-test: check-generated vet test-go interop fuzz
+test: check-generated vet test-go interop conformance fuzz
 
 snapshots:
 	$(GO) test ./internal/mcp ./internal/inventory -run 'TestTranscripts|TestToolSnapshots' -update
@@ -71,4 +84,4 @@ bench: interop-deps
 	$(GO) run ./bench/initbench
 
 clean:
-	rm -rf $(BIN) $(NPM_DIR)/node_modules
+	rm -rf $(BIN) $(NPM_DIR)/node_modules $(CONFORMANCE_DIR)/node_modules

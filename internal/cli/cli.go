@@ -613,10 +613,11 @@ func mcpCommand(p Program, cm *completion) *cli.Command {
 		&cli.StringFlag{Name: "log-level", Value: "info", Usage: "diagnostics on stderr: debug, info, warn, error"},
 		&cli.IntFlag{Name: "page-size", Value: 100, Usage: "items per page of a list method", Hidden: true},
 	)
+	flags = append(flags, httpFlags()...)
 	cmd := &cli.Command{
 		Name:     "mcp",
 		Category: CategoryServing,
-		Usage:    "serve MCP over stdio (JSON-RPC on stdout, diagnostics on stderr)",
+		Usage:    "serve MCP over stdio (JSON-RPC on stdout, diagnostics on stderr), or over streamable HTTP with --http",
 		Flags:    flags,
 		Action: func(c *cli.Context) error {
 			log, err := stderrLogger(c.App.ErrWriter, c.String("log-level"))
@@ -633,9 +634,18 @@ func mcpCommand(p Program, cm *completion) *cli.Command {
 			}
 			defer closeTrace()
 			opts.Trace = trace
+			setup, err := readHTTPSetup(c)
+			if err != nil {
+				return err
+			}
 			b, err := mcpServer(c, p, opts, log)
 			if err != nil {
 				return err
+			}
+			if setup != nil {
+				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+				defer stop()
+				return serveHTTP(ctx, setup, b.server, c.App.ErrWriter)
 			}
 			if term.IsTerminal(int(os.Stdin.Fd())) {
 				// Someone ran it by hand and sees nothing happen: say why.

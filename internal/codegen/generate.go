@@ -61,11 +61,12 @@ func Generate(root string) (map[string][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(test.Toolsets) > 1 {
-			return nil, fmt.Errorf("%s declares %d toolsets; %s holds the contract of one", testSpecs, len(test.Toolsets), testToolsetDir)
-		}
 		for _, ts := range test.Toolsets {
-			files, err := toolsetFiles(test, ts, testToolsetDir, "spec")
+			dir, ok := testToolsetDirs[ts.Name]
+			if !ok {
+				return nil, fmt.Errorf("%s declares the test toolset %q, which has no package in testToolsetDirs", testSpecs, ts.Name)
+			}
+			files, err := toolsetFiles(test, ts, dir, "spec")
 			if err != nil {
 				return nil, err
 			}
@@ -91,10 +92,14 @@ func Generate(root string) (map[string][]byte, error) {
 	return out, nil
 }
 
-// testToolsetDir holds the generated contract of the test-only toolset,
-// beside its handlers in internal/mcptest (a server for tests, as
-// net/http/httptest is), whatever the toolset is called on the wire.
-const testToolsetDir = "internal/mcptest/spec"
+// testToolsetDirs says where the generated contract of each test-only
+// toolset goes: beside its handlers under internal/mcptest (servers for
+// tests, as net/http/httptest is). A test toolset must be listed, so that
+// a new spec folder cannot scatter generated code across the module.
+var testToolsetDirs = map[string]string{
+	"testkit":     "internal/mcptest/spec",
+	"conformance": "internal/mcptest/conformance/spec",
+}
 
 // markedFile returns file with its generated region replaced, or a new file
 // holding just the region when it does not exist yet.

@@ -11,6 +11,7 @@ package interop_test
 // initialize handshake with that version.
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,6 +21,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -37,8 +39,73 @@ func TestGoSDK(t *testing.T) {
 		{"legacy", "2025-11-25", "2025-11-25"},
 		{"modern", "", "2026-07-28"}, // the SDK's default: its latest
 	} {
-		t.Run(era.name, func(t *testing.T) { testGoSDK(t, era.ask, era.want) })
+		t.Run(era.name, func(t *testing.T) { testGoSDK(t, era.ask, era.want, goSDKConnect) })
 	}
+}
+
+// TestGoSDKOverHTTP makes the same checks through the SDK's
+// StreamableClientTransport against kontext-testkit mcp --http, in the
+// revisions with structured content (2025-03-26, the first with streamable
+// HTTP, is in TestGoSDKOlderRevisions).
+func TestGoSDKOverHTTP(t *testing.T) {
+	requireSetup(t)
+	for _, rev := range []string{"2025-06-18", "2025-11-25", "2026-07-28"} {
+		t.Run(rev, func(t *testing.T) { testGoSDK(t, rev, rev, goSDKConnectHTTP) })
+	}
+}
+
+// goSDKConnectHTTP starts kontext-testkit mcp --http on port 0 and
+// connects the client to the URL it prints; the server gets SIGTERM (and
+// must exit 0) once the session is closed.
+func goSDKConnectHTTP(t *testing.T, client *mcp.Client, root, trace, ask string, extra ...string) *mcp.ClientSession {
+	t.Helper()
+	cmd := exec.Command(testkitBin, append(testkitArgs(root, extra...), "--http", "127.0.0.1:0")...)
+	cmd.Env = append(os.Environ(), "KONTEXT_TRACE="+trace)
+	stderr := &syncBuffer{}
+	logOnFailure(t, "kontext-testkit", stderr)
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pipe)
+		for sc.Scan() {
+			stderr.Write([]byte(sc.Text() + "\n"))
+			if url, ok := strings.CutPrefix(sc.Text(), "kontext: serving MCP at "); ok {
+				found <- url
+			}
+		}
+	}()
+	var url string
+	select {
+	case url = <-found:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("kontext-testkit mcp --http printed no URL within 20 s")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var opts *mcp.ClientSessionOptions
+	if ask != "" {
+		opts = &mcp.ClientSessionOptions{ProtocolVersion: ask}
+	}
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, opts)
+	if err != nil {
+		cmd.Process.Kill()
+		t.Fatalf("connecting: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = cs.Close()
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("kontext-testkit after SIGTERM: %v, want exit status 0", err)
+		}
+	})
+	return cs
 }
 
 // goSDKConnect starts kontext-testkit and connects the client to it.
@@ -91,7 +158,10 @@ func wireError(t *testing.T, err error) (*jsonrpc.Error, map[string]any) {
 	return werr, data
 }
 
-func testGoSDK(t *testing.T, ask, want string) {
+// goSDKConnector starts a server and connects a Go SDK client to it.
+type goSDKConnector func(t *testing.T, client *mcp.Client, root, trace, ask string, extra ...string) *mcp.ClientSession
+
+func testGoSDK(t *testing.T, ask, want string, connect goSDKConnector) {
 	root := t.TempDir()
 	traces := t.TempDir()
 	trace := traceFile(traces, "server")
@@ -111,7 +181,7 @@ func testGoSDK(t *testing.T, ask, want string) {
 				ev.add("progress", *req.Params)
 			},
 		})
-		cs := goSDKConnect(t, client, root, trace, ask)
+		cs := connect(t, client, root, trace, ask)
 		ctx := context.Background()
 
 		t.Run("negotiated revision", func(t *testing.T) {
@@ -350,7 +420,7 @@ func testGoSDK(t *testing.T, ask, want string) {
 
 	t.Run("request timeout", func(t *testing.T) {
 		client := mcp.NewClient(&mcp.Implementation{Name: "kontext-interop-go-sdk", Version: "1.0.0"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
-		cs := goSDKConnect(t, client, root, traceFile(traces, "timeout"), ask, "--request-timeout", "500ms")
+		cs := connect(t, client, root, traceFile(traces, "timeout"), ask, "--request-timeout", "500ms")
 		if got := cs.InitializeResult().ProtocolVersion; got != want {
 			t.Fatalf("negotiated %q, want %q", got, want)
 		}

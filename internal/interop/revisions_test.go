@@ -27,13 +27,21 @@ import (
 // are validated against that revision's schema.
 func TestGoSDKOlderRevisions(t *testing.T) {
 	requireSetup(t)
-	for _, rev := range []string{"2024-11-05", "2025-03-26", "2025-06-18"} {
-		t.Run(rev, func(t *testing.T) {
+	for _, run := range []struct {
+		rev     string
+		connect goSDKConnector
+	}{
+		{"2024-11-05", goSDKConnect}, {"2025-03-26", goSDKConnect}, {"2025-06-18", goSDKConnect},
+		// The first revision with streamable HTTP, over it.
+		{"2025-03-26/http", goSDKConnectHTTP},
+	} {
+		rev, _, _ := strings.Cut(run.rev, "/")
+		t.Run(run.rev, func(t *testing.T) {
 			root := t.TempDir()
 			traces := t.TempDir()
 			t.Run("checks", func(t *testing.T) {
 				client := mcp.NewClient(&mcp.Implementation{Name: "kontext-interop-go-sdk", Version: "1.0.0"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
-				cs := goSDKConnect(t, client, root, traceFile(traces, "server"), rev)
+				cs := run.connect(t, client, root, traceFile(traces, "server"), rev)
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 				defer cancel()
 				if got := cs.InitializeResult().ProtocolVersion; got != rev {

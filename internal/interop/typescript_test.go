@@ -49,13 +49,21 @@ func TestTypeScriptSDKv1(t *testing.T) {
 	runScript(t, "ts-sdk-v1.mjs", tsV1Checks, "2025-11-25")
 }
 
+// TestTypeScriptSDKv1OverHTTP makes the same checks through the SDK's
+// StreamableHTTPClientTransport against kontext-testkit mcp --http.
+func TestTypeScriptSDKv1OverHTTP(t *testing.T) {
+	runScript(t, "ts-sdk-v1.mjs", tsV1Checks, "2025-11-25", "KONTEXT_INTEROP_HTTP=1")
+}
+
 // TestTypeScriptSDKv2 drives kontext-testkit with the TypeScript SDK v2
 // client (@modelcontextprotocol/client) pinned to 2026-07-28.
 func TestTypeScriptSDKv2(t *testing.T) {
 	runScript(t, "ts-sdk-v2.mjs", tsV2Checks, "2026-07-28")
 }
 
-func runScript(t *testing.T, script string, want []string, revision string) {
+// runScript runs a node script against kontext-testkit, with env added to
+// the script's environment, and checks its report and the server's wire.
+func runScript(t *testing.T, script string, want []string, revision string, env ...string) {
 	node, dir := npmDir(t)
 	root := t.TempDir()
 	traces := t.TempDir()
@@ -67,7 +75,7 @@ func runScript(t *testing.T, script string, want []string, revision string) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, script), testkitBin, root)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "KONTEXT_TRACE="+traceFile(traces, "server"))
+	cmd.Env = append(append(os.Environ(), "KONTEXT_TRACE="+traceFile(traces, "server")), env...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run()
 

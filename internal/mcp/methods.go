@@ -430,7 +430,18 @@ func (c *call) getPrompt() (any, error) {
 	out := protocol.GetPromptResult{Description: strPtr(res.Description), Messages: make([]protocol.PromptMessage, 0, len(res.Messages))}
 	f := c.ss.srv.opts.OutputFilter
 	for _, m := range res.Messages {
-		out.Messages = append(out.Messages, protocol.PromptMessage{Role: protocol.PromptMessageRole(m.Role), Content: protocol.TextContent{Type: "text", Text: filterText(f, m.Text)}})
+		// A text message keeps the member order it always had (text, type).
+		content, err := json.Marshal(protocol.TextContent{Type: "text", Text: filterText(f, m.Text)})
+		if err != nil {
+			return nil, err
+		}
+		if m.Content != nil {
+			content = m.Content
+			if filtered := filterJSON(f, content); filtered != nil {
+				content = filtered
+			}
+		}
+		out.Messages = append(out.Messages, protocol.PromptMessage{Role: protocol.PromptMessageRole(m.Role), Content: content})
 	}
 	return out, nil
 }
@@ -564,6 +575,10 @@ func (c *call) readResource() (any, error) {
 	contents, err := c.resolve(p.URI)
 	if err != nil {
 		return nil, err
+	}
+	if contents.Blob != nil {
+		blob := base64.StdEncoding.EncodeToString(contents.Blob)
+		return protocol.ReadBlobResourceResult{Contents: []protocol.BlobResourceContents{{URI: contents.URI, MIMEType: strPtr(contents.MIMEType), Blob: blob}}}, nil
 	}
 	text := filterText(c.ss.srv.opts.OutputFilter, contents.Text)
 	return protocol.ReadResourceResult{Contents: []protocol.TextResourceContents{{URI: contents.URI, MIMEType: strPtr(contents.MIMEType), Text: text}}}, nil

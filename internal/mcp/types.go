@@ -139,6 +139,9 @@ type PromptResult struct {
 type PromptMessage struct {
 	Role string
 	Text string
+	// Content, when not nil, is the message's content block (an image, an
+	// embedded resource…), sent instead of a text block of Text.
+	Content json.RawMessage
 }
 
 // Resource is a resource with a fixed URI.
@@ -172,9 +175,12 @@ type ResourceTemplate struct {
 	Complete map[string]Completer
 }
 
-// ResourceContents is the text of one resource.
+// ResourceContents is the text of one resource, or its bytes.
 type ResourceContents struct {
 	URI      string
 	MIMEType string
 	Text     string
+	// Blob, when not nil, makes the resource binary: its bytes are sent
+	// base64-encoded and Text is ignored.
+	Blob []byte
 }

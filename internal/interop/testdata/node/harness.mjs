@@ -7,6 +7,7 @@
 // by hand:  node internal/interop/testdata/node/ts-sdk-v1.mjs path/to/kontext-testkit some/root
 
 import { setTimeout as delay } from 'node:timers/promises';
+import { spawn } from 'node:child_process';
 
 // The testkit toolset's tools (testdata/schema/tools/testkit/*.yaml).
 export const TESTKIT_TOOLS = ['add', 'choose', 'echo', 'fail', 'read_file', 'sleep', 'toggle_bonus', 'write_note'];
@@ -30,6 +31,31 @@ export function serverEnv(suffix) {
     env.KONTEXT_TRACE = env.KONTEXT_TRACE.replace(/(\.jsonl)?$/, `-${suffix}.jsonl`);
   }
   return env;
+}
+
+// startHTTP starts `server args… --http 127.0.0.1:0` and resolves with the
+// URL it prints on stderr (the rest of its stderr is passed on) and the
+// child process, which stop() ends with SIGTERM, resolving with its exit
+// code.
+export function startHTTP(server, args, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(server, [...args, '--http', '127.0.0.1:0'], { env, stdio: ['ignore', 'inherit', 'pipe'] });
+    const exited = new Promise((done) => child.on('exit', (code, signal) => done(code ?? signal)));
+    let buffered = '';
+    let found = false;
+    child.stderr.on('data', (chunk) => {
+      process.stderr.write(chunk);
+      if (found) return;
+      buffered += chunk.toString();
+      const m = buffered.match(/kontext: serving MCP at (http:\/\/127\.0\.0\.1:\d+\/mcp)/);
+      if (m) {
+        found = true;
+        resolve({ url: m[1], stop: () => { child.kill('SIGTERM'); return exited; } });
+      }
+    });
+    child.on('error', reject);
+    exited.then((code) => { if (!found) reject(new Error(`${server} exited (${code}) before serving HTTP`)); });
+  });
 }
 
 // tap records every message the SDK's transport sends and receives, without

@@ -1,5 +1,7 @@
 // The TypeScript SDK v1 client (@modelcontextprotocol/sdk, legacy era only)
-// driving a real kontext-testkit process over stdio.
+// driving a real kontext-testkit process over stdio, or over streamable HTTP
+// (StreamableHTTPClientTransport against `mcp --http`) when
+// KONTEXT_INTEROP_HTTP=1.
 //
 //   node internal/interop/testdata/node/ts-sdk-v1.mjs <kontext-testkit binary> <root dir>
 //
@@ -8,6 +10,7 @@
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   CallToolResultSchema,
   McpError,
@@ -27,6 +30,7 @@ import {
   lastRequest,
   parseArgs,
   serverEnv,
+  startHTTP,
   tap,
   textOf,
 } from './harness.mjs';
@@ -35,19 +39,27 @@ const WANT_VERSION = '2025-11-25';
 const { server, root } = parseArgs('ts-sdk-v1.mjs');
 const run = new Runner();
 
-function start(extraArgs = [], traceSuffix) {
-  const transport = new StdioClientTransport({
-    command: server,
-    args: ['mcp', '--root', root, ...extraArgs],
-    env: serverEnv(traceSuffix),
-    stderr: 'inherit',
-  });
+const overHTTP = process.env.KONTEXT_INTEROP_HTTP === '1';
+
+// start starts a server and a client for it; stop ends the server when it
+// is an HTTP one (a stdio one ends with its client).
+async function start(extraArgs = [], traceSuffix) {
+  const args = ['mcp', '--root', root, ...extraArgs];
+  let transport;
+  let stop = async () => {};
+  if (overHTTP) {
+    const served = await startHTTP(server, args, serverEnv(traceSuffix));
+    transport = new StreamableHTTPClientTransport(new URL(served.url));
+    stop = served.stop;
+  } else {
+    transport = new StdioClientTransport({ command: server, args, env: serverEnv(traceSuffix), stderr: 'inherit' });
+  }
   const wire = tap(transport);
   const client = new Client({ name: 'kontext-interop-ts-sdk-v1', version: '1.0.0' }, { capabilities: {} });
-  return { client, transport, wire };
+  return { client, transport, wire, stop };
 }
 
-const main = start();
+const main = await start();
 const { client, wire } = main;
 
 const ok = await run.check('handshake', async () => {
@@ -121,10 +133,11 @@ await run.check('tools/list_changed', async () => {
 });
 
 await client.close();
+await main.stop();
 
 // A second server whose requests time out after 500 ms.
 await run.check('request timeout', async () => {
-  const slow = start(['--request-timeout', '500ms'], 'timeout');
+  const slow = await start(['--request-timeout', '500ms'], 'timeout');
   try {
     await slow.client.connect(slow.transport);
     const started = Date.now();
@@ -137,6 +150,7 @@ await run.check('request timeout', async () => {
     return { code: err.code, data: err.data, tookMs: took };
   } finally {
     await slow.client.close();
+    await slow.stop();
   }
 });
 

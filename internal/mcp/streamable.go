@@ -22,11 +22,6 @@ import (
 	"github.com/kontext-dev/kontext/gen/errcodes"
 )
 
-// headerMismatch is -32020 (2026-07-28): an Mcp-Method, Mcp-Name or
-// MCP-Protocol-Version header that disagrees with the body. It never leaves
-// the HTTP transport, so it is not among the documented error codes.
-const headerMismatch int64 = -32020
-
 // StreamableOptions configure a StreamableHandler.
 type StreamableOptions struct {
 	// IdleTimeout ends a legacy session that has had no request and no open
@@ -531,7 +526,7 @@ func (h *StreamableHandler) postModern(w http.ResponseWriter, r *http.Request, b
 		return
 	}
 	mismatch := func(reason string) {
-		e := &Error{Code: headerMismatch, Message: "Header mismatch", Data: map[string]any{"reason": reason}}
+		e := NewError(errcodes.HeaderMismatch, map[string]any{"reason": reason})
 		writeJSON(w, http.StatusBadRequest, nil, joinResponse(in.wireID, "error", marshal(e)))
 	}
 	switch {
@@ -606,7 +601,7 @@ func writeJSON(w http.ResponseWriter, status int, header http.Header, body []byt
 // error answered as JSON.
 func modernStatus(code int64) int {
 	switch code {
-	case errcodes.InvalidParams, errcodes.UnsupportedProtocolVersion, errcodes.InvalidRequest, errcodes.ParseError, headerMismatch, missingClientCapability:
+	case errcodes.InvalidParams, errcodes.UnsupportedProtocolVersion, errcodes.InvalidRequest, errcodes.ParseError, errcodes.HeaderMismatch, errcodes.MissingRequiredClientCapability:
 		return http.StatusBadRequest
 	case errcodes.MethodNotFound:
 		return http.StatusNotFound

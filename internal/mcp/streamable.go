@@ -639,8 +639,7 @@ type httpConn struct {
 	nextStream int64
 	standalone []*stream // GET streams, oldest first
 	lastSeen   time.Time
-	active     int // HTTP requests of this session being served
-	version    string
+	version    string // negotiated at initialize
 }
 
 type pendingRequest struct {
@@ -794,10 +793,21 @@ func (c *httpConn) send(related uint64, message []byte) error {
 	return nil
 }
 
-// close implements conn: every stream ends once written.
+// close implements conn: a request the session never answered (the drain
+// gave up on it) gets an error, so that its POST is not left without an
+// answer, and every stream ends once written.
 func (c *httpConn) close() error {
 	c.closeOnce.Do(func() {
 		c.endInput()
+		c.mu.Lock()
+		tokens := make([]uint64, 0, len(c.pending))
+		for token := range c.pending {
+			tokens = append(tokens, token)
+		}
+		c.mu.Unlock()
+		for _, token := range tokens {
+			c.respond(token, "error", marshal(NewError(errcodes.InternalError, map[string]any{"reason": "the session ended before the request was answered"})))
+		}
 		c.mu.Lock()
 		streams := make([]*stream, 0, len(c.streams))
 		for _, st := range c.streams {

@@ -309,3 +309,47 @@ func TestCloseFinishesInFlightRequests(t *testing.T) {
 		t.Fatalf("after Close: %s, want 503", resp.Status)
 	}
 }
+
+// Ending a session (DELETE) while a request runs still answers that
+// request's POST once the drain gives up on it.
+func TestEndedSessionAnswersItsPendingRequests(t *testing.T) {
+	started := make(chan struct{})
+	release := make(chan struct{})
+	defer close(release)
+	// A handler that does not heed its cancellation: only the session can
+	// answer for it.
+	stuck := &mcp.Tool{Name: "stuck", InputSchema: json.RawMessage(`{"type":"object"}`),
+		Call: func(ctx context.Context, _ json.RawMessage) (*mcp.ToolResult, error) {
+			close(started)
+			<-release
+			return nil, ctx.Err()
+		}}
+	srv, err := mcp.NewServer(mcp.Implementation{Name: "k", Version: "1"}, mcp.Options{DrainTimeout: 50 * time.Millisecond}, &mcp.Toolset{Name: "t", Tools: []*mcp.Tool{stuck}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := srv.NewStreamableHandler(mcp.StreamableOptions{})
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	defer h.Close(context.Background())
+	p := &httpPeer{t: t, url: ts.URL}
+	p.initialize("2025-11-25")
+	answered := make(chan *http.Response, 1)
+	go func() { answered <- p.post(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"stuck"}}`) }()
+	<-started
+	resp := p.request(context.Background(), "DELETE", "", nil)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE: %s", resp.Status)
+	}
+	select {
+	case resp := <-answered:
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(body), `"id":5,"error"`) || !strings.Contains(string(body), "the session ended") {
+			t.Fatalf("the pending request got %s %q, want its answer", resp.Status, body)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the pending request was never answered")
+	}
+}

@@ -299,7 +299,7 @@ func (h *StreamableHandler) post(w http.ResponseWriter, r *http.Request) {
 	body = bytes.TrimSpace(body)
 	h.trace(false, body)
 	if !json.Valid(body) {
-		writeJSON(w, http.StatusBadRequest, nil, errorLine(nil, errcodes.ParseError, map[string]any{"reason": jsonReason(json.Unmarshal(body, new(any)))}))
+		writeJSON(w, http.StatusBadRequest, errorLine(nil, errcodes.ParseError, map[string]any{"reason": jsonReason(json.Unmarshal(body, new(any)))}))
 		return
 	}
 	if r.Header.Get("Mcp-Session-Id") != "" {
@@ -317,9 +317,6 @@ func (h *StreamableHandler) post(w http.ResponseWriter, r *http.Request) {
 	h.postModern(w, r, body)
 }
 
-// isInitialize reports whether body is an initialize request of the legacy
-// era: one carrying a modern _meta version is a modern request for a
-// method that era removed.
 // trace shows Options.Trace a body read or a message written, one JSON-RPC
 // message at a time as over stdio: a batch is shown member by member.
 func (h *StreamableHandler) trace(out bool, message []byte) {
@@ -337,6 +334,9 @@ func (h *StreamableHandler) trace(out bool, message []byte) {
 	trace(out, message)
 }
 
+// isInitialize reports whether body is an initialize request of the legacy
+// era: one carrying a modern _meta version is a modern request for a
+// method that era removed.
 func isInitialize(body []byte) bool {
 	var m struct {
 		Method string `json:"method"`
@@ -398,7 +398,7 @@ func (h *StreamableHandler) postLegacy(w http.ResponseWriter, r *http.Request, h
 	hs.conn.touch()
 	defer hs.conn.touch()
 	if body[0] == '[' && !hs.conn.batchesAllowed() {
-		writeJSON(w, http.StatusBadRequest, nil, errorLine(nil, errcodes.InvalidRequest, map[string]any{"reason": "JSON-RPC batches are not part of this protocol revision (only 2025-03-26 has them)"}))
+		writeJSON(w, http.StatusBadRequest, errorLine(nil, errcodes.InvalidRequest, map[string]any{"reason": "JSON-RPC batches are not part of this protocol revision (only 2025-03-26 has them)"}))
 		return
 	}
 	h.exchange(w, r, hs.conn, body, false, nil)
@@ -502,12 +502,12 @@ func decodeHTTPMessage(raw []byte) (*inbound, []byte) {
 // against its body, its own session of the server for as long as it runs.
 func (h *StreamableHandler) postModern(w http.ResponseWriter, r *http.Request, body []byte) {
 	if body[0] == '[' {
-		writeJSON(w, http.StatusBadRequest, nil, errorLine(nil, errcodes.InvalidRequest, map[string]any{"reason": "JSON-RPC batches are not part of this protocol revision"}))
+		writeJSON(w, http.StatusBadRequest, errorLine(nil, errcodes.InvalidRequest, map[string]any{"reason": "JSON-RPC batches are not part of this protocol revision"}))
 		return
 	}
 	in, refused := decodeHTTPMessage(body)
 	if refused != nil {
-		writeJSON(w, http.StatusBadRequest, nil, refused)
+		writeJSON(w, http.StatusBadRequest, refused)
 		return
 	}
 	header := strings.TrimSpace(r.Header.Get("MCP-Protocol-Version"))
@@ -523,7 +523,7 @@ func (h *StreamableHandler) postModern(w http.ResponseWriter, r *http.Request, b
 	}
 	metaVersion := envelope.Meta.ProtocolVersion
 	if header == "" && metaVersion == nil {
-		writeJSON(w, http.StatusBadRequest, nil, errorLine(in.wireID, errcodes.InvalidRequest, map[string]any{
+		writeJSON(w, http.StatusBadRequest, errorLine(in.wireID, errcodes.InvalidRequest, map[string]any{
 			"reason": "no Mcp-Session-Id: a legacy client starts with initialize; a 2026-07-28 request carries io.modelcontextprotocol/protocolVersion in _meta and the MCP-Protocol-Version header",
 		}))
 		return
@@ -536,11 +536,11 @@ func (h *StreamableHandler) postModern(w http.ResponseWriter, r *http.Request, b
 	}
 	mismatch := func(reason string) {
 		e := &Error{Code: headerMismatch, Message: "Header mismatch", Data: map[string]any{"reason": reason}}
-		writeJSON(w, http.StatusBadRequest, nil, joinResponse(in.wireID, "error", marshal(e)))
+		writeJSON(w, http.StatusBadRequest, joinResponse(in.wireID, "error", marshal(e)))
 	}
 	switch {
 	case metaVersion == nil:
-		writeJSON(w, http.StatusBadRequest, nil, joinResponse(in.wireID, "error", marshal(InvalidParams(nil, Violation{
+		writeJSON(w, http.StatusBadRequest, joinResponse(in.wireID, "error", marshal(InvalidParams(nil, Violation{
 			Path: "/_meta/io.modelcontextprotocol~1protocolVersion", Message: "required on every 2026-07-28 request",
 		}))))
 		return
@@ -597,10 +597,7 @@ func decodeHeaderValue(v string) (string, bool) {
 }
 
 // writeJSON writes one JSON body.
-func writeJSON(w http.ResponseWriter, status int, header http.Header, body []byte) {
-	for k, v := range header {
-		w.Header()[k] = v
-	}
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
@@ -1158,7 +1155,7 @@ func writeAnswers(w http.ResponseWriter, responses []batchResponse, modern bool)
 				status = modernStatus(m.Error.Code)
 			}
 		}
-		writeJSON(w, status, nil, responses[0].line)
+		writeJSON(w, status, responses[0].line)
 		return
 	}
 	slices.SortStableFunc(responses, func(a, b batchResponse) int { return a.pos - b.pos })
@@ -1169,7 +1166,7 @@ func writeAnswers(w http.ResponseWriter, responses []batchResponse, modern bool)
 		}
 		body = append(body, res.line...)
 	}
-	writeJSON(w, http.StatusOK, nil, append(body, ']'))
+	writeJSON(w, http.StatusOK, append(body, ']'))
 }
 
 // CloseStream closes the HTTP response that carries the answer of the

@@ -290,7 +290,7 @@ func (h *StreamableHandler) post(w http.ResponseWriter, r *http.Request) {
 	body = bytes.TrimSpace(body)
 	h.trace(false, body)
 	if !json.Valid(body) {
-		writeJSON(w, http.StatusBadRequest, nil, errorLine(nil, errcodes.ParseError, map[string]any{"reason": jsonReason(json.Unmarshal(body, new(any)))}))
+		writeJSON(w, http.StatusBadRequest, errorLine(nil, errcodes.ParseError, map[string]any{"reason": jsonReason(json.Unmarshal(body, new(any)))}))
 		return
 	}
 	if r.Header.Get("Mcp-Session-Id") != "" {
@@ -308,9 +308,6 @@ func (h *StreamableHandler) post(w http.ResponseWriter, r *http.Request) {
 	h.postModern(w, r, body)
 }
 
-// isInitialize reports whether body is an initialize request of the legacy
-// era: one carrying a modern _meta version is a modern request for a
-// method that era removed.
 // trace shows Options.Trace a body read or a message written, one JSON-RPC
 // message at a time as over stdio: a batch is shown member by member.
 func (h *StreamableHandler) trace(out bool, message []byte) {
@@ -328,6 +325,9 @@ func (h *StreamableHandler) trace(out bool, message []byte) {
 	trace(out, message)
 }
 
+// isInitialize reports whether body is an initialize request of the legacy
+// era: one carrying a modern _meta version is a modern request for a
+// method that era removed.
 func isInitialize(body []byte) bool {
 	var m struct {
 		Method string `json:"method"`
@@ -389,7 +389,7 @@ func (h *StreamableHandler) postLegacy(w http.ResponseWriter, r *http.Request, h
 	hs.conn.touch()
 	defer hs.conn.touch()
 	if body[0] == '[' && !hs.conn.batchesAllowed() {
-		writeJSON(w, http.StatusBadRequest, nil, errorLine(nil, errcodes.InvalidRequest, map[string]any{"reason": "JSON-RPC batches are not part of this protocol revision (only 2025-03-26 has them)"}))
+		writeJSON(w, http.StatusBadRequest, errorLine(nil, errcodes.InvalidRequest, map[string]any{"reason": "JSON-RPC batches are not part of this protocol revision (only 2025-03-26 has them)"}))
 		return
 	}
 	h.exchange(w, r, hs.conn, body, false, nil)
@@ -493,12 +493,12 @@ func decodeHTTPMessage(raw []byte) (*inbound, []byte) {
 // against its body, its own session of the server for as long as it runs.
 func (h *StreamableHandler) postModern(w http.ResponseWriter, r *http.Request, body []byte) {
 	if body[0] == '[' {
-		writeJSON(w, http.StatusBadRequest, nil, errorLine(nil, errcodes.InvalidRequest, map[string]any{"reason": "JSON-RPC batches are not part of this protocol revision"}))
+		writeJSON(w, http.StatusBadRequest, errorLine(nil, errcodes.InvalidRequest, map[string]any{"reason": "JSON-RPC batches are not part of this protocol revision"}))
 		return
 	}
 	in, refused := decodeHTTPMessage(body)
 	if refused != nil {
-		writeJSON(w, http.StatusBadRequest, nil, refused)
+		writeJSON(w, http.StatusBadRequest, refused)
 		return
 	}
 	header := strings.TrimSpace(r.Header.Get("MCP-Protocol-Version"))
@@ -514,7 +514,7 @@ func (h *StreamableHandler) postModern(w http.ResponseWriter, r *http.Request, b
 	}
 	metaVersion := envelope.Meta.ProtocolVersion
 	if header == "" && metaVersion == nil {
-		writeJSON(w, http.StatusBadRequest, nil, errorLine(in.wireID, errcodes.InvalidRequest, map[string]any{
+		writeJSON(w, http.StatusBadRequest, errorLine(in.wireID, errcodes.InvalidRequest, map[string]any{
 			"reason": "no Mcp-Session-Id: a legacy client starts with initialize; a 2026-07-28 request carries io.modelcontextprotocol/protocolVersion in _meta and the MCP-Protocol-Version header",
 		}))
 		return
@@ -527,11 +527,11 @@ func (h *StreamableHandler) postModern(w http.ResponseWriter, r *http.Request, b
 	}
 	mismatch := func(reason string) {
 		e := NewError(errcodes.HeaderMismatch, map[string]any{"reason": reason})
-		writeJSON(w, http.StatusBadRequest, nil, joinResponse(in.wireID, "error", marshal(e)))
+		writeJSON(w, http.StatusBadRequest, joinResponse(in.wireID, "error", marshal(e)))
 	}
 	switch {
 	case metaVersion == nil:
-		writeJSON(w, http.StatusBadRequest, nil, joinResponse(in.wireID, "error", marshal(InvalidParams(nil, Violation{
+		writeJSON(w, http.StatusBadRequest, joinResponse(in.wireID, "error", marshal(InvalidParams(nil, Violation{
 			Path: "/_meta/io.modelcontextprotocol~1protocolVersion", Message: "required on every 2026-07-28 request",
 		}))))
 		return
@@ -588,10 +588,7 @@ func decodeHeaderValue(v string) (string, bool) {
 }
 
 // writeJSON writes one JSON body.
-func writeJSON(w http.ResponseWriter, status int, header http.Header, body []byte) {
-	for k, v := range header {
-		w.Header()[k] = v
-	}
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
@@ -630,8 +627,7 @@ type httpConn struct {
 	nextStream int64
 	standalone []*stream // GET streams, oldest first
 	lastSeen   time.Time
-	active     int // HTTP requests of this session being served
-	version    string
+	version    string // negotiated at initialize
 }
 
 type pendingRequest struct {
@@ -785,10 +781,21 @@ func (c *httpConn) send(related uint64, message []byte) error {
 	return nil
 }
 
-// close implements conn: every stream ends once written.
+// close implements conn: a request the session never answered (the drain
+// gave up on it) gets an error, so that its POST is not left without an
+// answer, and every stream ends once written.
 func (c *httpConn) close() error {
 	c.closeOnce.Do(func() {
 		c.endInput()
+		c.mu.Lock()
+		tokens := make([]uint64, 0, len(c.pending))
+		for token := range c.pending {
+			tokens = append(tokens, token)
+		}
+		c.mu.Unlock()
+		for _, token := range tokens {
+			c.respond(token, "error", marshal(NewError(errcodes.InternalError, map[string]any{"reason": "the session ended before the request was answered"})))
+		}
 		c.mu.Lock()
 		streams := make([]*stream, 0, len(c.streams))
 		for _, st := range c.streams {
@@ -1139,7 +1146,7 @@ func writeAnswers(w http.ResponseWriter, responses []batchResponse, modern bool)
 				status = modernStatus(m.Error.Code)
 			}
 		}
-		writeJSON(w, status, nil, responses[0].line)
+		writeJSON(w, status, responses[0].line)
 		return
 	}
 	slices.SortStableFunc(responses, func(a, b batchResponse) int { return a.pos - b.pos })
@@ -1150,7 +1157,7 @@ func writeAnswers(w http.ResponseWriter, responses []batchResponse, modern bool)
 		}
 		body = append(body, res.line...)
 	}
-	writeJSON(w, http.StatusOK, nil, append(body, ']'))
+	writeJSON(w, http.StatusOK, append(body, ']'))
 }
 
 // CloseStream closes the HTTP response that carries the answer of the

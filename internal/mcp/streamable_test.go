@@ -309,3 +309,91 @@ func TestCloseFinishesInFlightRequests(t *testing.T) {
 		t.Fatalf("after Close: %s, want 503", resp.Status)
 	}
 }
+
+// Ending a session (DELETE) while a request runs still answers that
+// request's POST once the drain gives up on it.
+func TestEndedSessionAnswersItsPendingRequests(t *testing.T) {
+	started := make(chan struct{})
+	release := make(chan struct{})
+	defer close(release)
+	// A handler that does not heed its cancellation: only the session can
+	// answer for it.
+	stuck := &mcp.Tool{Name: "stuck", InputSchema: json.RawMessage(`{"type":"object"}`),
+		Call: func(ctx context.Context, _ json.RawMessage) (*mcp.ToolResult, error) {
+			close(started)
+			<-release
+			return nil, ctx.Err()
+		}}
+	srv, err := mcp.NewServer(mcp.Implementation{Name: "k", Version: "1"}, mcp.Options{DrainTimeout: 50 * time.Millisecond}, &mcp.Toolset{Name: "t", Tools: []*mcp.Tool{stuck}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := srv.NewStreamableHandler(mcp.StreamableOptions{})
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	defer h.Close(context.Background())
+	p := &httpPeer{t: t, url: ts.URL}
+	p.initialize("2025-11-25")
+	answered := make(chan *http.Response, 1)
+	go func() { answered <- p.post(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"stuck"}}`) }()
+	<-started
+	resp := p.request(context.Background(), "DELETE", "", nil)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE: %s", resp.Status)
+	}
+	select {
+	case resp := <-answered:
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(body), `"id":5,"error"`) || !strings.Contains(string(body), "the session ended") {
+			t.Fatalf("the pending request got %s %q, want its answer", resp.Status, body)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the pending request was never answered")
+	}
+}
+
+// Modern requests have no session to bound them: the handler bounds how
+// many it answers at once and refuses the next with 503.
+func TestStatelessRequestsAreBounded(t *testing.T) {
+	started := make(chan struct{})
+	release := make(chan struct{})
+	hold := &mcp.Tool{Name: "hold", InputSchema: json.RawMessage(`{"type":"object"}`),
+		Call: func(ctx context.Context, _ json.RawMessage) (*mcp.ToolResult, error) {
+			close(started)
+			<-release
+			return mcp.TextResult("held"), nil
+		}}
+	_, _, url := serveHTTP(t, mcp.StreamableOptions{MaxStatelessInFlight: 1}, hold)
+	p := &httpPeer{t: t, url: url}
+	call := func(name string) *http.Response {
+		return p.request(context.Background(), "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"`+name+`","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`,
+			map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": name})
+	}
+	first := make(chan *http.Response, 1)
+	go func() { first <- call("hold") }()
+	<-started
+	refused := call("noop")
+	refused.Body.Close()
+	if refused.StatusCode != http.StatusServiceUnavailable || refused.Header.Get("Retry-After") == "" {
+		t.Errorf("a second request at the bound: %s (Retry-After %q), want 503 with Retry-After", refused.Status, refused.Header.Get("Retry-After"))
+	}
+	close(release)
+	if resp := <-first; resp.StatusCode != 200 {
+		t.Errorf("the first request: %s", resp.Status)
+	} else {
+		resp.Body.Close()
+	}
+	// The turn is given back as the first handler returns, just after its
+	// answer is written.
+	status := 0
+	for deadline := time.Now().Add(5 * time.Second); status != 200 && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		again := call("noop")
+		again.Body.Close()
+		status = again.StatusCode
+	}
+	if status != 200 {
+		t.Errorf("once the first was answered: %d, want 200", status)
+	}
+}

@@ -22,7 +22,8 @@ import (
 // serves that directory as every command does. Started anywhere else (/,
 // the home directory, as Claude Desktop and Cline start servers), it
 // opens nothing there: it asks the client for its roots and serves the
-// first one that is a git work tree.
+// first one that is a git work tree. Over HTTP, where every session shares
+// the server, it refuses to start instead.
 func mcpServer(c *cli.Context, p Program, opts mcp.Options, log *slog.Logger) (*built, error) {
 	choice, err := Root(c)
 	if err != nil {
@@ -30,6 +31,12 @@ func mcpServer(c *cli.Context, p Program, opts mcp.Options, log *slog.Logger) (*
 	}
 	if choice.Source != "working directory" || inWorkTree(choice.Dir) {
 		return buildServer(c, p, opts, log)
+	}
+	if c.String("http") != "" {
+		// Every HTTP session shares one engine, so one client's roots must
+		// not choose the repository the others are served.
+		return nil, cli.Exit(fmt.Sprintf("kontext mcp --http serves one repository to every client and does not ask them for theirs: "+
+			"%s is not inside a git work tree, so name the repository with --root DIR or KONTEXT_ROOT=DIR", choice.Dir), 2)
 	}
 	d := &discoverer{c: c, p: p, log: log, started: choice.Dir}
 	if p.OutputFilter != nil {

@@ -39,23 +39,23 @@ type ChangeImpact struct {
 	TargetFiles int      `json:"targetFiles"`
 	// DirectDependents are modules that import the target; Transitive
 	// ones depend on those, at any distance.
-	DirectDependents     []string             `json:"directDependents"`
-	TransitiveDependents []string             `json:"transitiveDependents"`
+	DirectDependents     []string           `json:"directDependents"`
+	TransitiveDependents []string           `json:"transitiveDependents"`
 	Files                []model.ImpactFile `json:"files"` // dependent files, nearest first
 	Tests                []model.ImpactFile `json:"tests"` // tests likely to exercise the change
 	Decisions            []model.ImpactRef  `json:"decisions"`
 	Conventions          []model.ImpactRef  `json:"conventions"`
-	Truncated            []Truncation         `json:"truncated,omitempty"`
+	Truncated            []Truncation       `json:"truncated,omitempty"`
 }
 
 // RevisionDiff is what changed between two revisions (analyze.RevisionDiff).
 type RevisionDiff struct {
-	SchemaVersion int                     `json:"schemaVersion"`
-	Base          string                  `json:"base"` // "" when Revision is a root commit
-	Revision      string                  `json:"revision"`
+	SchemaVersion int                   `json:"schemaVersion"`
+	Base          string                `json:"base"` // "" when Revision is a root commit
+	Revision      string                `json:"revision"`
 	Files         []model.ChangedFile   `json:"files"`
 	Modules       []model.ChangedModule `json:"modules"`
-	HasChanges    bool                    `json:"hasChanges"`
+	HasChanges    bool                  `json:"hasChanges"`
 	// SecretFilesLeftOut are changed secret files (.env, keys, credentials),
 	// never listed in Files or counted in Modules.
 	SecretFilesLeftOut []string     `json:"secretFilesLeftOut,omitempty"`
@@ -65,14 +65,14 @@ type RevisionDiff struct {
 // RevisionSnapshot is the tree of one revision, read without a checkout
 // (analyze.RevisionSnapshot).
 type RevisionSnapshot struct {
-	SchemaVersion int                      `json:"schemaVersion"`
-	Revision      string                   `json:"revision"` // as asked
-	SHA           string                   `json:"sha"`
-	Author        string                   `json:"author,omitempty"`
-	Date          string                   `json:"date,omitempty"`
-	Subject       string                   `json:"subject,omitempty"`
-	FileCount     int                      `json:"fileCount"` // the tree's files but the secret ones
-	Files         []string                 `json:"files"`
+	SchemaVersion int                    `json:"schemaVersion"`
+	Revision      string                 `json:"revision"` // as asked
+	SHA           string                 `json:"sha"`
+	Author        string                 `json:"author,omitempty"`
+	Date          string                 `json:"date,omitempty"`
+	Subject       string                 `json:"subject,omitempty"`
+	FileCount     int                    `json:"fileCount"` // the tree's files but the secret ones
+	Files         []string               `json:"files"`
 	Languages     []model.LanguageCount  `json:"languages,omitempty"`
 	Modules       []model.SnapshotModule `json:"modules"`
 	// SecretFilesLeftOut are the tree's secret files (.env, keys,
@@ -138,16 +138,16 @@ type EcosystemCount struct {
 
 // TaskContext is what an agent needs to start a task.
 type TaskContext struct {
-	SchemaVersion int                    `json:"schemaVersion"`
-	Task          string                 `json:"task"`
-	Target        string                 `json:"target,omitempty"`
-	Modules       []ModuleSummary        `json:"modules" shape:"core"`
-	Files         []RankedFile           `json:"files" shape:"core"`
-	EntryPoints   []model.EntryPoint     `json:"entryPoints"`
-	Conventions   []model.Convention     `json:"conventions"`
-	Decisions     []model.Decision       `json:"decisions"`
+	SchemaVersion int                  `json:"schemaVersion"`
+	Task          string               `json:"task"`
+	Target        string               `json:"target,omitempty"`
+	Modules       []ModuleSummary      `json:"modules" shape:"core"`
+	Files         []RankedFile         `json:"files" shape:"core"`
+	EntryPoints   []model.EntryPoint   `json:"entryPoints"`
+	Conventions   []model.Convention   `json:"conventions"`
+	Decisions     []model.Decision     `json:"decisions"`
 	RecentChanges []model.HistoryEntry `json:"recentChanges"`
-	Truncated     []Truncation           `json:"truncated,omitempty"`
+	Truncated     []Truncation         `json:"truncated,omitempty"`
 }
 
 // RankedFile is a file worth reading for a task, and why.
@@ -160,18 +160,18 @@ type RankedFile struct {
 
 // ModuleExplanation is one module in depth.
 type ModuleExplanation struct {
-	SchemaVersion int                    `json:"schemaVersion"`
-	Module        model.Module           `json:"module"`
-	Files         []FileSummary          `json:"files"`
-	Symbols       []FileSymbol           `json:"symbols"`
-	Dependencies  []model.Dependency     `json:"dependencies"`
-	Dependents    []model.Dependency     `json:"dependents"`
-	External      []model.External       `json:"externalDependencies"`
-	EntryPoints   []model.EntryPoint     `json:"entryPoints"`
-	Conventions   []model.Convention     `json:"conventions"`
-	Decisions     []model.Decision       `json:"decisions"`
+	SchemaVersion int                  `json:"schemaVersion"`
+	Module        model.Module         `json:"module"`
+	Files         []FileSummary        `json:"files"`
+	Symbols       []FileSymbol         `json:"symbols"`
+	Dependencies  []model.Dependency   `json:"dependencies"`
+	Dependents    []model.Dependency   `json:"dependents"`
+	External      []model.External     `json:"externalDependencies"`
+	EntryPoints   []model.EntryPoint   `json:"entryPoints"`
+	Conventions   []model.Convention   `json:"conventions"`
+	Decisions     []model.Decision     `json:"decisions"`
 	History       []model.HistoryEntry `json:"history"`
-	Truncated     []Truncation           `json:"truncated,omitempty"`
+	Truncated     []Truncation         `json:"truncated,omitempty"`
 }
 
 // FileSummary is a file without its imports.
@@ -235,10 +235,10 @@ type SearchResult struct {
 
 // ModuleHistory is the commits that changed a target.
 type ModuleHistory struct {
-	SchemaVersion int                    `json:"schemaVersion"`
-	Target        string                 `json:"target"`
-	Module        string                 `json:"module,omitempty"`
-	Signals       *model.ModuleGit       `json:"signals,omitempty"`
+	SchemaVersion int                  `json:"schemaVersion"`
+	Target        string               `json:"target"`
+	Module        string               `json:"module,omitempty"`
+	Signals       *model.ModuleGit     `json:"signals,omitempty"`
 	Commits       []model.HistoryEntry `json:"commits"`
 	// SecretFilesLeftOut are secret files the commits touched, never
 	// listed in their files.

@@ -1,6 +1,7 @@
-// Command gosdkserver is the official Go SDK's contender in bench/mcpbench:
-// an MCP server over stdio built with github.com/modelcontextprotocol/go-sdk
-// the way its documentation shows, serving the same tools as kontext.
+// Command gosdkserver is the official Go SDK's contender in bench/mcpbench
+// and bench/httpbench: an MCP server built with
+// github.com/modelcontextprotocol/go-sdk the way its documentation shows,
+// serving the same tools as kontext.
 //
 // Its tools come from -tools, a tools/list result that mcpbench takes from
 // kontext before the run, so that both servers advertise the same names,

@@ -781,7 +781,9 @@ func printTable(cfg config, load [2]string, results []*result) {
 			fmt.Printf("\n%s not measured: %s\n", r.Name, r.Failed)
 		}
 	}
-	fmt.Println("\nkontext-testkit-2026 speaks 2026-07-28, which the others do not: no sessions (its \"sessions\" are concurrent clients), _meta and Mcp-Method/Mcp-Name on every request, and no ping.")
+	if resultNamed(results, "kontext-testkit-2026") != nil {
+		fmt.Println("\nkontext-testkit-2026 speaks 2026-07-28, which the others do not: no sessions (its \"sessions\" are concurrent clients), _meta and Mcp-Method/Mcp-Name on every request, and no ping.")
+	}
 }
 
 func printJSON(cfg config, load [2]string, results []*result) {

@@ -72,6 +72,7 @@ type config struct {
 	rounds      int
 	warmup      int // requests per session before measuring
 	idle        int // sessions opened for the memory figure
+	idleRuns    int // fresh processes it is measured on
 	timeout     time.Duration
 	only        map[string]bool
 	jsonOutput  bool
@@ -86,14 +87,15 @@ func main() {
 	flag.IntVar(&cfg.rounds, "rounds", 5, "rounds each measurement is split into, visiting the servers in turn")
 	flag.IntVar(&cfg.warmup, "warmup", 20, "validated requests per session before measuring")
 	flag.IntVar(&cfg.idle, "idle", 200, "idle sessions opened to measure the memory one costs")
+	flag.IntVar(&cfg.idleRuns, "idle-runs", 3, "fresh processes the memory of idle sessions is measured on (the median is reported)")
 	flag.DurationVar(&cfg.timeout, "timeout", 30*time.Second, "longest any one request or server start may take before the server is given up")
 	flag.StringVar(&only, "only", "", "comma list of servers to run: "+strings.Join(serverNames, ","))
 	flag.BoolVar(&cfg.jsonOutput, "json", false, "print the results as JSON on stdout (progress stays on stderr)")
 	flag.StringVar(&cfg.repo, "repo", "", "the kontext repository (default: the go.mod above the working directory)")
 	flag.StringVar(&cfg.nodeModules, "node-modules", "", "where @modelcontextprotocol/server-everything is installed (default <repo>/internal/interop/testdata/node/node_modules)")
 	flag.Parse()
-	if cfg.requests < 1 || cfg.rounds < 1 || cfg.warmup < 0 || cfg.idle < 0 {
-		fatalf("-n and -rounds must be at least 1, -warmup and -idle at least 0")
+	if cfg.requests < 1 || cfg.rounds < 1 || cfg.idleRuns < 1 || cfg.warmup < 0 || cfg.idle < 0 {
+		fatalf("-n, -rounds and -idle-runs must be at least 1, -warmup and -idle at least 0")
 	}
 	if only != "" {
 		cfg.only = map[string]bool{}
@@ -418,12 +420,11 @@ type result struct {
 	Failed string `json:"failed,omitempty"`
 	// Measurements are keyed "method/concurrency".
 	Measurements map[string]*measurement `json:"measurements"`
-	// IdleSessions and the RSS around opening them; per session in KiB.
-	IdleSessions  int    `json:"idle_sessions,omitempty"`
-	RSSBeforeKiB  int64  `json:"rss_before_kib,omitempty"`
-	RSSAfterKiB   int64  `json:"rss_after_kib,omitempty"`
-	PerSessionKiB figure `json:"per_session_kib"`
-	IdleFailed    string `json:"idle_failed,omitempty"`
+	// IdleReadings are the memory of idle sessions, one per fresh
+	// process; PerSessionKiB is their median.
+	IdleReadings  []idleReading `json:"idle_readings,omitempty"`
+	PerSessionKiB figure        `json:"per_session_kib"`
+	IdleFailed    string        `json:"idle_failed,omitempty"`
 }
 
 func key(method string, concurrency int) string { return method + "/" + strconv.Itoa(concurrency) }
@@ -492,9 +493,11 @@ func measureAll(servers []*server, cfg config) []*result {
 	// The memory of idle sessions is measured on fresh processes, one at
 	// a time, so that nothing from the load above is in either reading.
 	if cfg.idle > 0 {
-		for _, c := range all {
-			if c.server.sessions() && c.server.unavailable == "" {
-				c.measureIdle(cfg)
+		for range cfg.idleRuns {
+			for _, c := range all {
+				if c.server.sessions() && c.server.unavailable == "" {
+					c.measureIdle(cfg)
+				}
 			}
 		}
 	}
@@ -503,6 +506,9 @@ func measureAll(servers []*server, cfg config) []*result {
 		for _, m := range c.result.Measurements {
 			m.Latency = summarize(m.samples)
 			m.PerSecond = medianRate(m.RoundRates)
+		}
+		if len(c.result.IdleReadings) > 0 {
+			c.result.PerSessionKiB = medianReading(c.result.IdleReadings).PerSessionKiB
 		}
 		results = append(results, c.result)
 	}
@@ -590,16 +596,29 @@ func (c *contender) run(method string, n int, cfg config) {
 	}
 }
 
-// measureIdle starts the server afresh, reads its RSS after one session
-// and a ping, opens cfg.idle more sessions and leaves them idle, and reads
-// the RSS again once the server has settled.
+// measureIdle adds one reading of the memory idle sessions cost; the
+// result is the median reading once all are in.
 func (c *contender) measureIdle(cfg config) {
 	r := c.result
-	progressf("%s: opening %d idle sessions", c.server.name, cfg.idle)
-	p, err := startProcess(c.server, cfg.timeout)
+	if r.IdleFailed != "" {
+		return
+	}
+	reading, err := idleReadingOf(c.server, cfg)
 	if err != nil {
 		r.IdleFailed = err.Error()
 		return
+	}
+	r.IdleReadings = append(r.IdleReadings, reading)
+}
+
+// idleReadingOf starts the server afresh, reads its RSS after one session
+// and a ping, opens cfg.idle more sessions and leaves them idle, and reads
+// the RSS again once the server has settled.
+func idleReadingOf(s *server, cfg config) (idleReading, error) {
+	progressf("%s: opening %d idle sessions", s.name, cfg.idle)
+	p, err := startProcess(s, cfg.timeout)
+	if err != nil {
+		return idleReading{}, err
 	}
 	defer p.kill()
 	ep := newEndpoint(p.url, false, cfg.timeout)
@@ -608,8 +627,7 @@ func (c *contender) measureIdle(cfg config) {
 		err = first.call("ping", "", "")
 	}
 	if err != nil {
-		r.IdleFailed = err.Error()
-		return
+		return idleReading{}, err
 	}
 	time.Sleep(200 * time.Millisecond)
 	before := rssKiB(p.cmd.Process.Pid)
@@ -617,15 +635,13 @@ func (c *contender) measureIdle(cfg config) {
 	for range cfg.idle {
 		s, err := ep.open()
 		if err != nil {
-			r.IdleFailed = fmt.Sprintf("after %d sessions: %v", len(idle), err)
-			return
+			return idleReading{}, fmt.Errorf("after %d sessions: %v", len(idle), err)
 		}
 		idle = append(idle, s)
 	}
 	time.Sleep(500 * time.Millisecond)
 	after := rssKiB(p.cmd.Process.Pid)
-	r.IdleSessions, r.RSSBeforeKiB, r.RSSAfterKiB = len(idle), before, after
-	r.PerSessionKiB = figure(perSessionKiB(before, after, len(idle)))
+	return idleReading{BeforeKiB: before, AfterKiB: after, PerSessionKiB: figure(perSessionKiB(before, after, len(idle)))}, nil
 }
 
 // ---------------------------------------------------------------------------
@@ -755,14 +771,18 @@ func printTable(cfg config, load [2]string, results []*result) {
 		fmt.Fprintln(w, "\t")
 	}
 	if cfg.idle > 0 {
-		fmt.Fprintf(w, "memory per idle session (%d sessions, fresh process)\nserver\tRSS before\tRSS after\tper session\t\n", cfg.idle)
+		fmt.Fprintf(w, "memory per idle session (%d sessions, %d fresh processes, the median)\nserver\tRSS before\tRSS after\tper session\tall runs\t\n", cfg.idle, cfg.idleRuns)
 		for _, r := range results {
 			switch {
-			case r.Era != legacyVersion || r.IdleFailed == "" && r.IdleSessions == 0:
 			case r.IdleFailed != "":
-				fmt.Fprintf(w, "%s\t-\t-\tfailed: %s\t\n", r.Name, r.IdleFailed)
-			default:
-				fmt.Fprintf(w, "%s\t%d KiB\t%d KiB\t%s\t\n", r.Name, r.RSSBeforeKiB, r.RSSAfterKiB, formatSessionKiB(float64(r.PerSessionKiB)))
+				fmt.Fprintf(w, "%s\t-\t-\tfailed: %s\t\t\n", r.Name, r.IdleFailed)
+			case len(r.IdleReadings) > 0:
+				m := medianReading(r.IdleReadings)
+				var runs []string
+				for _, reading := range r.IdleReadings {
+					runs = append(runs, formatSessionKiB(float64(reading.PerSessionKiB)))
+				}
+				fmt.Fprintf(w, "%s\t%d KiB\t%d KiB\t%s\t%s\t\n", r.Name, m.BeforeKiB, m.AfterKiB, formatSessionKiB(float64(m.PerSessionKiB)), strings.Join(runs, ", "))
 			}
 		}
 		fmt.Fprintln(w, "\t")
@@ -791,13 +811,14 @@ func printJSON(cfg config, load [2]string, results []*result) {
 		Requests    int          `json:"requests_per_round"`
 		Rounds      int          `json:"rounds"`
 		IdleSession int          `json:"idle_sessions"`
+		IdleRuns    int          `json:"idle_runs"`
 		LoadBefore  string       `json:"load_before"`
 		LoadAfter   string       `json:"load_after"`
 		CPUs        int          `json:"cpus"`
 		Results     []*result    `json:"results"`
 		Ratios      []comparison `json:"ratios"`
 	}
-	out, err := json.MarshalIndent(report{cfg.requests, cfg.rounds, cfg.idle, load[0], load[1], numCPU(), results, comparisons(results)}, "", "  ")
+	out, err := json.MarshalIndent(report{cfg.requests, cfg.rounds, cfg.idle, cfg.idleRuns, load[0], load[1], numCPU(), results, comparisons(results)}, "", "  ")
 	if err != nil {
 		fatalf("json: %v", err)
 	}

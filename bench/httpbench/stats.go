@@ -3,6 +3,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"os"
@@ -59,6 +60,36 @@ func perSessionKiB(beforeKiB, afterKiB int64, n int) float64 {
 		return math.NaN()
 	}
 	return float64(afterKiB-beforeKiB) / float64(n)
+}
+
+// idleReading is one measurement of the memory idle sessions cost.
+type idleReading struct {
+	BeforeKiB     int64  `json:"rss_before_kib"`
+	AfterKiB      int64  `json:"rss_after_kib"`
+	PerSessionKiB figure `json:"per_session_kib"`
+}
+
+// medianReading is the reading with the median cost per session (the
+// lower middle one for an even count), kept whole so that its RSS figures
+// are printed with it. A reading that could not be computed sorts last.
+func medianReading(readings []idleReading) idleReading {
+	if len(readings) == 0 {
+		return idleReading{PerSessionKiB: figure(math.NaN())}
+	}
+	sorted := slices.Clone(readings)
+	slices.SortStableFunc(sorted, func(a, b idleReading) int {
+		x, y := float64(a.PerSessionKiB), float64(b.PerSessionKiB)
+		switch {
+		case math.IsNaN(x) && math.IsNaN(y):
+			return 0
+		case math.IsNaN(x):
+			return 1
+		case math.IsNaN(y):
+			return -1
+		}
+		return cmp.Compare(x, y)
+	})
+	return sorted[(len(sorted)-1)/2]
 }
 
 // rssKiB is the current resident memory (VmRSS) of process pid in KiB, 0

@@ -73,3 +73,21 @@ func TestFigureMarshalsNaNAsNull(t *testing.T) {
 		t.Errorf("json.Marshal = %s, %v; want [null,1.5]", b, err)
 	}
 }
+
+func TestMedianReading(t *testing.T) {
+	readings := []idleReading{
+		{BeforeKiB: 1, AfterKiB: 2, PerSessionKiB: 193},
+		{BeforeKiB: 3, AfterKiB: 4, PerSessionKiB: figure(math.NaN())},
+		{BeforeKiB: 5, AfterKiB: 6, PerSessionKiB: 25},
+		{BeforeKiB: 7, AfterKiB: 8, PerSessionKiB: 30},
+	}
+	if got := medianReading(readings); got.BeforeKiB != 7 || got.PerSessionKiB != 30 {
+		t.Errorf("medianReading = %+v, want the 30 KiB reading (NaN sorts last, lower middle of four)", got)
+	}
+	if got := medianReading(readings[:3]); got.PerSessionKiB != 193 {
+		t.Errorf("medianReading of 193, NaN, 25 = %+v, want 193", got)
+	}
+	if got := medianReading(nil); !math.IsNaN(float64(got.PerSessionKiB)) {
+		t.Errorf("medianReading(nil) = %+v, want NaN", got)
+	}
+}

@@ -78,6 +78,7 @@ snapshots:
 
 bench: interop-deps
 	$(GO) run ./bench/mcpbench
+	$(GO) run ./bench/httpbench
 	$(GO) run ./bench/repobench
 	$(GO) run ./bench/knowledgebench
 	$(GO) run ./bench/hookbench

@@ -1,6 +1,7 @@
-// Command gosdkserver is the official Go SDK's contender in bench/mcpbench:
-// an MCP server over stdio built with github.com/modelcontextprotocol/go-sdk
-// the way its documentation shows, serving the same tools as kontext.
+// Command gosdkserver is the official Go SDK's contender in bench/mcpbench
+// and bench/httpbench: an MCP server built with
+// github.com/modelcontextprotocol/go-sdk the way its documentation shows,
+// serving the same tools as kontext.
 //
 // Its tools come from -tools, a tools/list result that mcpbench takes from
 // kontext before the run, so that both servers advertise the same names,
@@ -11,7 +12,12 @@
 // is registered with the generic mcp.AddTool (inferred schema, validated
 // arguments, structured result) for the tools/call measurement.
 //
-// It is built and run by mcpbench only, never by go test.
+// With -http ADDR it serves the same server over streamable HTTP at
+// http://ADDR/mcp (mcp.NewStreamableHTTPHandler, the SDK's defaults) for
+// bench/httpbench, and prints that URL on stderr once it listens, so that
+// port 0 can be used.
+//
+// It is built and run by mcpbench and httpbench only, never by go test.
 package main
 
 import (
@@ -20,6 +26,8 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"net"
+	"net/http"
 	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -47,6 +55,7 @@ type addResult struct {
 
 func main() {
 	toolsFile := flag.String("tools", "", "a tools/list result whose tools to serve")
+	httpAddr := flag.String("http", "", "serve streamable HTTP at http://`ADDR`/mcp instead of stdio (port 0 picks one)")
 	flag.Parse()
 
 	server := mcp.NewServer(&mcp.Implementation{Name: "gosdk-bench", Version: "1.0.0"}, nil)
@@ -75,8 +84,24 @@ func main() {
 		func(_ context.Context, _ *mcp.CallToolRequest, args addArgs) (*mcp.CallToolResult, addResult, error) {
 			return nil, addResult{Sum: args.A + args.B}, nil
 		})
+	if *httpAddr != "" {
+		serveHTTP(server, *httpAddr)
+		return
+	}
 	if err := server.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+}
+
+// serveHTTP serves server at /mcp on addr until the process is killed.
+func serveHTTP(server *mcp.Server, addr string) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	fmt.Fprintf(os.Stderr, "gosdkserver: serving MCP at http://%s/mcp\n", ln.Addr())
+	log.Fatal(http.Serve(ln, mux))
 }

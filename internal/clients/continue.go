@@ -10,6 +10,8 @@ import (
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
+
+	"github.com/kontext-dev/kontext/internal/safeyaml"
 )
 
 // continueServer is one item of Continue's mcpServers list, keys in the
@@ -253,10 +255,10 @@ func nodeKind(n ast.Node) string {
 // the only difference is the kontext item of mcpServers.
 func checkContinueMerge(before, after []byte, entry continueServer) error {
 	var was, now any
-	if err := yaml.Unmarshal(before, &was); err != nil {
+	if err := safeyaml.Unmarshal(before, &was); err != nil {
 		return fmt.Errorf("not valid YAML: %s; kontext left the file as it was", yaml.FormatError(err, false, false))
 	}
-	if err := yaml.Unmarshal(after, &now); err != nil {
+	if err := safeyaml.Unmarshal(after, &now); err != nil {
 		return mergeRefused(err)
 	}
 	want, ok := was.(map[string]any)
@@ -268,7 +270,7 @@ func checkContinueMerge(before, after []byte, entry continueServer) error {
 	if err != nil {
 		return err
 	}
-	if err := yaml.Unmarshal(encoded, &entryValue); err != nil {
+	if err := safeyaml.Unmarshal(encoded, &entryValue); err != nil {
 		return err
 	}
 	list, _ := want["mcpServers"].([]any)

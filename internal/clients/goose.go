@@ -9,6 +9,8 @@ import (
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
+
+	"github.com/kontext-dev/kontext/internal/safeyaml"
 )
 
 // gooseExtension is one of Goose's extensions, keys in the order of its
@@ -156,10 +158,10 @@ func indentUnder(kv *ast.MappingValueNode, node ast.Node) ast.Node {
 
 func checkGooseMerge(before, after []byte, name string, entry gooseExtension) error {
 	var was, now any
-	if err := yaml.Unmarshal(before, &was); err != nil {
+	if err := safeyaml.Unmarshal(before, &was); err != nil {
 		return fmt.Errorf("not valid YAML: %s; kontext left the file as it was", yaml.FormatError(err, false, false))
 	}
-	if err := yaml.Unmarshal(after, &now); err != nil {
+	if err := safeyaml.Unmarshal(after, &now); err != nil {
 		return gooseRefused(err)
 	}
 	want, ok := was.(map[string]any)
@@ -171,7 +173,7 @@ func checkGooseMerge(before, after []byte, name string, entry gooseExtension) er
 	if err != nil {
 		return err
 	}
-	if err := yaml.Unmarshal(encoded, &value); err != nil {
+	if err := safeyaml.Unmarshal(encoded, &value); err != nil {
 		return err
 	}
 	exts, _ := want["extensions"].(map[string]any)

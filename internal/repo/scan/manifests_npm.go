@@ -6,10 +6,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/goccy/go-yaml"
-
 	"github.com/kontext-dev/kontext/internal/jsonc"
 	"github.com/kontext-dev/kontext/internal/repo/model"
+	"github.com/kontext-dev/kontext/internal/safeyaml"
 )
 
 type packageJSON struct {
@@ -174,7 +173,7 @@ func parsePnpmWorkspace(p string, data []byte) *manifestInfo {
 		Packages []string `yaml:"packages"`
 	}
 	mi := &manifestInfo{m: model.Manifest{Ecosystem: "npm"}, wsTool: "pnpm"}
-	if err := yaml.Unmarshal(data, &ws); err == nil {
+	if err := safeyaml.Unmarshal(data, &ws); err == nil {
 		mi.wsGlobs = ws.Packages
 	}
 	return mi

@@ -7,9 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/goccy/go-yaml"
-
 	"github.com/kontext-dev/kontext/internal/repo/model"
+	"github.com/kontext-dev/kontext/internal/safeyaml"
 )
 
 // parseComposer reads composer.json: require (platform packages — php,
@@ -188,7 +187,7 @@ func parseHelmChart(p string, data []byte) *manifestInfo {
 		} `yaml:"dependencies"`
 	}
 	mi := &manifestInfo{m: model.Manifest{Ecosystem: "helm"}}
-	if err := yaml.Unmarshal(data, &ch); err != nil {
+	if err := safeyaml.Unmarshal(data, &ch); err != nil {
 		mi.m.Problems = append(mi.m.Problems, "Chart.yaml: "+err.Error())
 		return mi
 	}

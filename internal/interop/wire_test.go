@@ -374,9 +374,11 @@ func checkCancelled(t *testing.T, logs []*wireLog, ms float64) {
 
 // checkUnanswered is checkCancelled for a client that cancels by closing
 // the response stream of its POST, as 2026-07-28 over streamable HTTP does:
-// that leaves no message in a trace, so what the trace can show is that the
-// request was never answered. That closing the stream cancels the request on
-// the server is internal/mcp's TestModernClosingTheStreamCancels.
+// that leaves no message in a trace, so the trace can only show that the
+// request was never answered. That still tells a cancelled request from one
+// left running: a server being stopped waits for the requests still running
+// and traces their answers even when no client reads them (with the stream
+// close not cancelling, the 10 s sleep shows up here as answered once).
 func checkUnanswered(t *testing.T, logs []*wireLog, ms float64) {
 	t.Helper()
 	n := 0

@@ -256,6 +256,9 @@ export function checkProgress(wire, seen) {
 //                          onprogress); v1 takes a result schema before them
 //   ping()                 optional: sent after the cancel where the era has
 //                          ping (the modern era has none)
+//   posts                  optional: the POSTs of a recordingFetch, for a
+//                          client that cancels by aborting the POST (2026-07-28
+//                          over streamable HTTP) instead of notifying
 export async function checkCalls(run, client, wire, sdk) {
   await run.check('call echo', async () => {
     const res = await client.callTool({ name: 'echo', arguments: { text: 'hi', upper: true, repeat: 2 } });
@@ -314,6 +317,9 @@ export async function checkCalls(run, client, wire, sdk) {
       const post = sdk.posts.find((p) => p.messages.some((m) => m.method === 'tools/call' && m.id === sleepReq.id));
       assert(post, `no POST carried request ${sleepReq.id}`);
       assert(post.signal && post.signal.aborted, `the POST of request ${sleepReq.id} was not aborted`);
+      // The abort is that request's own, not the whole transport's.
+      const others = sdk.posts.filter((p) => p !== post && p.messages.some((m) => m.id !== undefined && responsesFor(wire, m.id).length > 0));
+      assert(others.length > 0 && others.every((p) => !(p.signal && p.signal.aborted)), 'the POSTs of answered requests were aborted too');
     } else {
       const cancel = wire.sent.find((s) => s.message.method === 'notifications/cancelled' && s.message.params.requestId === sleepReq.id);
       assert(cancel, `no notifications/cancelled for request ${sleepReq.id} was sent`);

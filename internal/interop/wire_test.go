@@ -372,6 +372,29 @@ func checkCancelled(t *testing.T, logs []*wireLog, ms float64) {
 	}
 }
 
+// checkUnanswered is checkCancelled for a client that cancels by closing
+// the response stream of its POST, as 2026-07-28 over streamable HTTP does:
+// that leaves no message in a trace, so the trace can only show that the
+// request was never answered. That still tells a cancelled request from one
+// left running: a server being stopped waits for the requests still running
+// and traces their answers even when no client reads them (with the stream
+// close not cancelling, the 10 s sleep shows up here as answered once).
+func checkUnanswered(t *testing.T, logs []*wireLog, ms float64) {
+	t.Helper()
+	n := 0
+	for _, l := range logs {
+		for _, r := range l.find("tools/call", isSleep(ms)) {
+			n++
+			if r.Answers > 0 {
+				t.Errorf("%s: the cancelled sleep request %s (line %d) was answered %d time(s)", filepath.Base(l.Path), r.Key, r.Line, r.Answers)
+			}
+		}
+	}
+	if n == 0 {
+		t.Errorf("no tools/call sleep %v ms in the traces", ms)
+	}
+}
+
 // --- schema validation ---
 
 // schemaSet compiles definitions of the official schemas on demand.

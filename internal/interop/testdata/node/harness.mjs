@@ -58,6 +58,21 @@ export function startHTTP(server, args, env) {
   });
 }
 
+// recordingFetch is a fetch that keeps, for every POST, the JSON-RPC
+// messages of its body and the signal that aborts it: a streamable HTTP
+// client in 2026-07-28 cancels a request by aborting its POST.
+export function recordingFetch() {
+  const posts = [];
+  const fetchAndRecord = (url, init = {}) => {
+    if ((init.method || 'GET').toUpperCase() === 'POST' && typeof init.body === 'string') {
+      const body = JSON.parse(init.body);
+      posts.push({ messages: Array.isArray(body) ? body : [body], signal: init.signal });
+    }
+    return fetch(url, init);
+  };
+  return { posts, fetch: fetchAndRecord };
+}
+
 // tap records every message the SDK's transport sends and receives, without
 // changing what the SDK sees: the SDK assigns transport.onmessage after
 // construction, so the property is replaced by an accessor that hands the
@@ -241,6 +256,9 @@ export function checkProgress(wire, seen) {
 //                          onprogress); v1 takes a result schema before them
 //   ping()                 optional: sent after the cancel where the era has
 //                          ping (the modern era has none)
+//   posts                  optional: the POSTs of a recordingFetch, for a
+//                          client that cancels by aborting the POST (2026-07-28
+//                          over streamable HTTP) instead of notifying
 export async function checkCalls(run, client, wire, sdk) {
   await run.check('call echo', async () => {
     const res = await client.callTool({ name: 'echo', arguments: { text: 'hi', upper: true, repeat: 2 } });
@@ -292,8 +310,20 @@ export async function checkCalls(run, client, wire, sdk) {
     await expectRejection(() => pending, 'cancelled sleep');
     const sleepReq = lastRequest(wire, 'tools/call', (m) => m.params.name === 'sleep' && m.params.arguments.ms === 10000);
     assert(sleepReq, 'the sleep request was never sent');
-    const cancel = wire.sent.find((s) => s.message.method === 'notifications/cancelled' && s.message.params.requestId === sleepReq.id);
-    assert(cancel, `no notifications/cancelled for request ${sleepReq.id} was sent`);
+    if (sdk.posts) {
+      // 2026-07-28 over streamable HTTP has no notifications/cancelled from
+      // the client: closing the response stream of the POST is the
+      // cancellation, so the check is that the SDK aborted that POST.
+      const post = sdk.posts.find((p) => p.messages.some((m) => m.method === 'tools/call' && m.id === sleepReq.id));
+      assert(post, `no POST carried request ${sleepReq.id}`);
+      assert(post.signal && post.signal.aborted, `the POST of request ${sleepReq.id} was not aborted`);
+      // The abort is that request's own, not the whole transport's.
+      const others = sdk.posts.filter((p) => p !== post && p.messages.some((m) => m.id !== undefined && responsesFor(wire, m.id).length > 0));
+      assert(others.length > 0 && others.every((p) => !(p.signal && p.signal.aborted)), 'the POSTs of answered requests were aborted too');
+    } else {
+      const cancel = wire.sent.find((s) => s.message.method === 'notifications/cancelled' && s.message.params.requestId === sleepReq.id);
+      assert(cancel, `no notifications/cancelled for request ${sleepReq.id} was sent`);
+    }
     // The server is free again at once.
     const t0 = Date.now();
     if (sdk.ping) await sdk.ping();

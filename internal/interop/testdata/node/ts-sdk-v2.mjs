@@ -1,5 +1,7 @@
 // The TypeScript SDK v2 client (@modelcontextprotocol/client), pinned to the
-// modern 2026-07-28 era, driving a real kontext-testkit process over stdio.
+// modern 2026-07-28 era, driving a real kontext-testkit process over stdio,
+// or over streamable HTTP (the SDK's StreamableHTTPClientTransport against
+// `mcp --http`) when KONTEXT_INTEROP_HTTP=1.
 //
 //   node internal/interop/testdata/node/ts-sdk-v2.mjs <kontext-testkit binary> <root dir>
 //
@@ -8,10 +10,11 @@
 //
 // Era selection: ClientOptions.versionNegotiation = {mode: {pin: '2026-07-28'}}
 // probes server/discover (on a short-lived sibling process for the SDK's own
-// StdioClientTransport) and then speaks 2026-07-28 only: every request carries
-// the per-request _meta, there is no initialize and no ping.
+// StdioClientTransport; as a POST to the same endpoint over HTTP) and then
+// speaks 2026-07-28 only: every request carries the per-request _meta, there
+// is no initialize and no ping.
 
-import { Client, ProtocolError } from '@modelcontextprotocol/client';
+import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
 import {
@@ -25,7 +28,9 @@ import {
   expectRejection,
   lastRequest,
   parseArgs,
+  recordingFetch,
   serverEnv,
+  startHTTP,
   tap,
   textOf,
 } from './harness.mjs';
@@ -34,22 +39,33 @@ const WANT_VERSION = '2026-07-28';
 const { server, root } = parseArgs('ts-sdk-v2.mjs');
 const run = new Runner();
 
-function start(extraArgs = [], traceSuffix) {
-  const transport = new StdioClientTransport({
-    command: server,
-    args: ['mcp', '--root', root, ...extraArgs],
-    env: serverEnv(traceSuffix),
-    stderr: 'inherit',
-  });
+const overHTTP = process.env.KONTEXT_INTEROP_HTTP === '1';
+
+// start starts a server and a client for it; stop ends the server when it
+// is an HTTP one (a stdio one ends with its client).
+async function start(extraArgs = [], traceSuffix) {
+  const args = ['mcp', '--root', root, ...extraArgs];
+  let transport;
+  let stop = async () => {};
+  let posts;
+  if (overHTTP) {
+    const served = await startHTTP(server, args, serverEnv(traceSuffix));
+    const recorded = recordingFetch();
+    transport = new StreamableHTTPClientTransport(new URL(served.url), { fetch: recorded.fetch });
+    posts = recorded.posts;
+    stop = served.stop;
+  } else {
+    transport = new StdioClientTransport({ command: server, args, env: serverEnv(traceSuffix), stderr: 'inherit' });
+  }
   const wire = tap(transport);
   const client = new Client(
     { name: 'kontext-interop-ts-sdk-v2', version: '1.0.0' },
     { capabilities: {}, versionNegotiation: { mode: { pin: WANT_VERSION } } },
   );
-  return { client, transport, wire };
+  return { client, transport, wire, stop, posts };
 }
 
-const main = start();
+const main = await start();
 const { client, wire } = main;
 
 const modernMeta = (m) =>
@@ -81,6 +97,7 @@ await run.check('tools/list', async () => {
 await checkCalls(run, client, wire, {
   ProtocolError,
   callTool: (params, options) => client.callTool(params, options),
+  posts: main.posts,
 });
 
 await run.check('prompts/get greet', async () => {
@@ -136,9 +153,10 @@ await run.check('subscriptions/listen: tools/list_changed', async () => {
 });
 
 await client.close();
+await main.stop();
 
 await run.check('request timeout', async () => {
-  const slow = start(['--request-timeout', '500ms'], 'timeout');
+  const slow = await start(['--request-timeout', '500ms'], 'timeout');
   try {
     await slow.client.connect(slow.transport);
     assertEqual(slow.client.getNegotiatedProtocolVersion(), WANT_VERSION, 'negotiated protocol version');
@@ -152,6 +170,7 @@ await run.check('request timeout', async () => {
     return { code: err.code, data: err.data, tookMs: took };
   } finally {
     await slow.client.close();
+    await slow.stop();
   }
 });
 

@@ -58,7 +58,10 @@ type StreamableHandler struct {
 
 	mu       sync.Mutex
 	sessions map[string]*httpSession
-	closing  bool
+	// modern are the conns of the 2026-07-28 requests being answered, so
+	// that Close drains them as it drains sessions.
+	modern  map[*httpConn]struct{}
+	closing bool
 	// serving counts the sessions (legacy and per-request modern) whose
 	// read loop runs, for Close.
 	serving   sync.WaitGroup
@@ -88,6 +91,7 @@ func (s *Server) NewStreamableHandler(opts StreamableOptions) *StreamableHandler
 		ctx:       ctx,
 		cancel:    cancel,
 		sessions:  map[string]*httpSession{},
+		modern:    map[*httpConn]struct{}{},
 		stateless: make(chan struct{}, opts.MaxStatelessInFlight),
 		stopReap:  make(chan struct{}),
 	}
@@ -105,15 +109,18 @@ func (h *StreamableHandler) Close(ctx context.Context) error {
 		return nil
 	}
 	h.closing = true
-	list := make([]*httpSession, 0, len(h.sessions))
+	conns := make([]*httpConn, 0, len(h.sessions)+len(h.modern))
 	for id, hs := range h.sessions {
-		list = append(list, hs)
+		conns = append(conns, hs.conn)
 		delete(h.sessions, id)
+	}
+	for c := range h.modern {
+		conns = append(conns, c)
 	}
 	h.mu.Unlock()
 	close(h.stopReap)
-	for _, hs := range list {
-		hs.conn.endInput()
+	for _, c := range conns {
+		c.endInput()
 	}
 	done := make(chan struct{})
 	go func() { h.serving.Wait(); close(done) }()
@@ -574,7 +581,29 @@ func (h *StreamableHandler) postModern(w http.ResponseWriter, r *http.Request, b
 	st := c.newStream(accepts(r, "text/event-stream"))
 	c.register(in, st)
 	c.deliver(in)
+	h.trackModern(c)
+	defer h.untrackModern(c)
 	st.serve(w, r, -1, true)
+}
+
+// trackModern lists a modern request's conn for Close; one that arrives
+// while Close runs has its input ended at once, so it is drained the same.
+func (h *StreamableHandler) trackModern(c *httpConn) {
+	h.mu.Lock()
+	closing := h.closing
+	if !closing {
+		h.modern[c] = struct{}{}
+	}
+	h.mu.Unlock()
+	if closing {
+		c.endInput()
+	}
+}
+
+func (h *StreamableHandler) untrackModern(c *httpConn) {
+	h.mu.Lock()
+	delete(h.modern, c)
+	h.mu.Unlock()
 }
 
 // decodeHeaderValue undoes the transport's base64 sentinel (=?base64?…?=)

@@ -397,3 +397,43 @@ func TestStatelessRequestsAreBounded(t *testing.T) {
 		t.Errorf("once the first was answered: %d, want 200", status)
 	}
 }
+
+// Close drains a modern request as it drains a session: it runs for the
+// server's DrainTimeout, then is answered for, and Close returns.
+func TestCloseDrainsModernRequests(t *testing.T) {
+	started := make(chan struct{})
+	release := make(chan struct{})
+	stuck := &mcp.Tool{Name: "stuck", InputSchema: json.RawMessage(`{"type":"object"}`),
+		Call: func(ctx context.Context, _ json.RawMessage) (*mcp.ToolResult, error) {
+			close(started)
+			<-release
+			return nil, ctx.Err()
+		}}
+	srv, err := mcp.NewServer(mcp.Implementation{Name: "k", Version: "1"}, mcp.Options{DrainTimeout: 50 * time.Millisecond}, &mcp.Toolset{Name: "t", Tools: []*mcp.Tool{stuck}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := srv.NewStreamableHandler(mcp.StreamableOptions{})
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	defer close(release) // before ts.Close, which waits for the POST
+	p := &httpPeer{t: t, url: ts.URL}
+	answered := make(chan string, 1)
+	go func() {
+		resp := p.request(context.Background(), "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"stuck","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`,
+			map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "stuck"})
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		answered <- string(body)
+	}()
+	<-started
+	// A deadline far beyond the drain: Close must not need it.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := h.Close(ctx); err != nil {
+		t.Fatalf("Close: %v (the modern request was not drained)", err)
+	}
+	if body := <-answered; !strings.Contains(body, `"id":1,"error"`) {
+		t.Fatalf("the modern request was answered %q, want the drain's error", body)
+	}
+}

@@ -103,17 +103,22 @@ func serveHTTP(ctx context.Context, setup *httpSetup, srv *mcp.Server, stderr io
 		return err
 	case <-ctx.Done():
 	}
-	shutdown, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	drain, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
-	closed := make(chan error, 1)
-	go func() { closed <- endpoint.Close(shutdown) }()
-	err = hs.Shutdown(shutdown)
-	if cerr := <-closed; err == nil {
-		err = cerr
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
+	// Shutdown stops accepting at once and then waits for connections; it
+	// runs beside the drain of the endpoint's requests.
+	shutdownDone := make(chan struct{})
+	go func() { _ = hs.Shutdown(drain); close(shutdownDone) }()
+	if err := endpoint.Close(drain); errors.Is(err, context.DeadlineExceeded) {
 		fmt.Fprintf(stderr, "kontext: requests still running after %s were abandoned\n", shutdownTimeout)
-		hs.Close()
 	}
+	// Every request is answered. What may remain are answers on their way
+	// out, given a moment, and connections that never sent a request,
+	// which Shutdown would wait five seconds for.
+	select {
+	case <-shutdownDone:
+	case <-time.After(time.Second):
+	}
+	hs.Close()
 	return nil
 }

@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kontext-dev/kontext/internal/typo"
 )
 
 // suggest returns the names closest to typed: those at the smallest edit
@@ -26,7 +28,7 @@ func suggest(typed string, names []string) []string {
 			continue
 		}
 		seen[name] = true
-		d := editDistance(typed, strings.ToLower(name))
+		d := typo.Distance(typed, strings.ToLower(name))
 		switch {
 		case d > limit:
 		case d < bestDist:
@@ -75,31 +77,3 @@ func joinOr(items []string) string {
 }
 
 func quoted(s string) string { return fmt.Sprintf("%q", s) }
-
-// editDistance is the optimal string alignment distance between a and b:
-// insertions, deletions, substitutions and transpositions of adjacent
-// characters each cost one.
-func editDistance(a, b string) int {
-	s, t := []rune(a), []rune(b)
-	d := make([][]int, len(s)+1)
-	for i := range d {
-		d[i] = make([]int, len(t)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(s); i++ {
-		for j := 1; j <= len(t); j++ {
-			cost := 1
-			if s[i-1] == t[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && s[i-1] == t[j-2] && s[i-2] == t[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(s)][len(t)]
-}

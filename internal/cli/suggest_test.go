@@ -5,27 +5,6 @@ import (
 	"testing"
 )
 
-func TestEditDistance(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		want int
-	}{
-		{"status", "status", 0},
-		{"stauts", "status", 1}, // a transposition is one step
-		{"satus", "status", 1},
-		{"statuss", "status", 1},
-		{"stutas", "status", 2},
-		{"", "log", 3},
-		{"analyse", "analyze", 1},
-		{"zsh", "zhs", 1},
-		{"mcp", "why", 3},
-	} {
-		if got := editDistance(tc.a, tc.b); got != tc.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
-		}
-	}
-}
-
 func TestSuggest(t *testing.T) {
 	commands := []string{"mcp", "tools", "call", "brief", "search", "read", "why", "log", "capture", "inbox", "prepare-commit", "settings", "check", "status", "analyze", "impact", "config", "hooks", "init", "scan", "history", "render", "completion", "version"}
 	for _, tc := range []struct {

@@ -16,6 +16,7 @@ import (
 	"github.com/kontext-dev/kontext/internal/glob"
 	"github.com/kontext-dev/kontext/internal/repo/analyze"
 	"github.com/kontext-dev/kontext/internal/repo/model"
+	"github.com/kontext-dev/kontext/internal/typo"
 )
 
 // Graph is a module graph ready to draw. Its JSON is kontext graph
@@ -390,7 +391,7 @@ func (g *Graph) Similar(id string, max int) []string {
 	var close, ends, has []string
 	for _, n := range g.Nodes {
 		switch {
-		case editDistance(n.ID, id) <= typos(id):
+		case typo.Distance(n.ID, id) <= typos(id):
 			close = append(close, n.ID)
 		case path.Base(n.ID) == base || strings.HasSuffix(n.ID, "/"+id):
 			ends = append(ends, n.ID)
@@ -407,27 +408,6 @@ func (g *Graph) Similar(id string, max int) []string {
 
 // typos is how many edits still read as a misspelling of s.
 func typos(s string) int { return 1 + len(s)/8 }
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
 
 // ModuleOf is the module a --module argument names: a module id as
 // written, else the module owning that file; ok is false for neither.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kontext-dev/kontext/internal/repo/model"
+	"github.com/kontext-dev/kontext/internal/typo"
 )
 
 // cleanPath normalises a path an agent gives: slashes, no "./" or trailing
@@ -102,7 +103,7 @@ func (d *derived) suggest(target string) []string {
 		if abs(len(n)-len(t)) > near && path.Base(n) != base && (isFile || !strings.Contains(n, t) && !strings.Contains(t, n)) {
 			return // too far apart to be a typo, and no other likeness
 		}
-		c := cand{name: name, class: 3, dist: distance(t, n)}
+		c := cand{name: name, class: 3, dist: typo.Distance(t, n)}
 		switch {
 		case path.Base(n) == base:
 			c.class = 0
@@ -157,32 +158,4 @@ func abs(x int) int {
 		return -x
 	}
 	return x
-}
-
-// distance is the Levenshtein distance of a and b, bounded in cost: long
-// names are compared by their first 128 bytes.
-func distance(a, b string) int {
-	if len(a) > 128 {
-		a = a[:128]
-	}
-	if len(b) > 128 {
-		b = b[:128]
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -89,7 +89,8 @@ type discoverer struct {
 	filter  *switchingFilter
 
 	mu      sync.Mutex
-	serving string // the root served, "" before one
+	serving string         // the root served, "" before one
+	served  []*mcp.Toolset // its toolsets, closed when another root is served
 }
 
 // roots chooses among the client's roots; a root that is no longer listed
@@ -124,6 +125,7 @@ func (d *discoverer) serve(dir string) error {
 	for _, f := range d.p.Toolsets {
 		ts, a, err := f.Open(root)
 		if err != nil {
+			closeToolsets(sets)
 			return fmt.Errorf("toolset %s: %w", f.Name, err)
 		}
 		sets = append(sets, ts)
@@ -135,12 +137,27 @@ func (d *discoverer) serve(dir string) error {
 		d.filter.set(d.p.OutputFilter(root))
 	}
 	if err := d.srv.Rebase(sets...); err != nil {
+		closeToolsets(sets)
 		return err
 	}
 	for _, a := range attach {
 		a(d.srv)
 	}
+	// The previous root's toolsets are served no more: their watchers and
+	// indexes go (a call still running on them waits for its search, or
+	// reopens git on demand).
+	closeToolsets(d.served)
+	d.served = sets
 	return nil
+}
+
+// closeToolsets releases what toolsets hold once no server serves them.
+func closeToolsets(sets []*mcp.Toolset) {
+	for _, ts := range sets {
+		if ts.Close != nil {
+			_ = ts.Close()
+		}
+	}
 }
 
 // firstWorkTree returns the directory of the first file:// root inside a

@@ -196,6 +196,16 @@ func TestHTTPSessionsShareOneAnalysis(t *testing.T) {
 	for _, a := range attach {
 		a(srv)
 	}
+	// Last of all, once the sessions have ended, the toolsets release
+	// their watcher and index, which would otherwise still write under the
+	// test's directory while it is removed.
+	defer func() {
+		for _, set := range sets {
+			if set.Close != nil {
+				set.Close()
+			}
+		}
+	}()
 	endpoint := srv.NewStreamableHandler(mcp.StreamableOptions{})
 	ts := httptest.NewServer(mcp.HTTPGuard{}.Wrap(endpoint))
 	defer ts.Close()

@@ -31,7 +31,9 @@ func Knowledge() kcli.ToolsetFactory {
 			svc := knowledge.NewService(root.Dir())
 			svc.Engine = sharedEngine()
 			h := knowledgetools.New(svc)
-			return h.Toolset(), h.Attach, nil
+			ts := h.Toolset()
+			ts.Close = svc.Close
+			return ts, h.Attach, nil
 		},
 		Flags:         flags.Flags,
 		Category:      kcli.CategoryKnowledge,

@@ -26,6 +26,10 @@ type Toolset struct {
 	Prompts      []*Prompt
 	Resources    []*Resource
 	Templates    []*ResourceTemplate
+	// Close, when set, releases what the toolset's handlers hold (a file
+	// watcher, an index). Whoever opened the toolset calls it once no
+	// server serves it any more; the server never does.
+	Close func() error
 }
 
 // Annotations are a tool's MCP hints. nil means "not stated"; kontext's own

@@ -29,7 +29,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -108,7 +107,11 @@ func main() {
 		}
 	}
 	if cfg.repo == "" {
-		cfg.repo = findRepo()
+		repo, err := measure.FindRepo()
+		if err != nil {
+			fatalf("%v", err)
+		}
+		cfg.repo = repo
 	}
 	if cfg.nodeModules == "" {
 		cfg.nodeModules = filepath.Join(cfg.repo, "internal", "interop", "testdata", "node", "node_modules")
@@ -281,25 +284,6 @@ func freePort() (int, error) {
 	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
-// findRepo walks up from the working directory to the kontext go.mod.
-func findRepo() string {
-	dir, err := os.Getwd()
-	if err != nil {
-		fatalf("working directory: %v", err)
-	}
-	for {
-		mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && bytes.Contains(mod, []byte("module github.com/kontext-dev/kontext\n")) {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			fatalf("not inside the kontext repository (use -repo)")
-		}
-		dir = parent
-	}
-}
-
 // ---------------------------------------------------------------------------
 // Processes
 
@@ -358,7 +342,7 @@ func startProcess(s *server, timeout time.Duration) (*process, error) {
 		}
 		return p, nil
 	case <-p.exited:
-		return nil, fmt.Errorf("%s exited before listening: %s", s.name, lastLines(p.stderr.String(), 5))
+		return nil, fmt.Errorf("%s exited before listening: %s", s.name, measure.LastLines(p.stderr.String(), 5))
 	case <-time.After(timeout):
 		p.kill()
 		return nil, fmt.Errorf("%s did not announce that it listens within %s", s.name, timeout)
@@ -441,7 +425,7 @@ func (c *contender) fail(what string, err error) {
 	if c.result.Failed == "" {
 		c.result.Failed = what + ": " + err.Error()
 		if c.process != nil {
-			if tail := lastLines(c.process.stderr.String(), 3); tail != "" {
+			if tail := measure.LastLines(c.process.stderr.String(), 3); tail != "" {
 				c.result.Failed += " (stderr: " + tail + ")"
 			}
 		}
@@ -711,23 +695,23 @@ func comparisons(results []*result) []comparison {
 		for _, n := range concurrencies {
 			out = append(out, comparison{
 				What: fmt.Sprintf("%s req/s, %s", method, sessionCount(n)), Kontext: who,
-				Everything: figure(ratio(k.rate(method, n), everything.rate(method, n))),
-				GoSDK:      figure(ratio(k.rate(method, n), gosdk.rate(method, n))),
+				Everything: figure(measure.Ratio(k.rate(method, n), everything.rate(method, n))),
+				GoSDK:      figure(measure.Ratio(k.rate(method, n), gosdk.rate(method, n))),
 			})
 		}
 		for _, n := range concurrencies {
 			out = append(out, comparison{
 				What: fmt.Sprintf("%s p50, %s", method, sessionCount(n)), Kontext: who,
-				Everything: figure(ratio(k.p50(method, n), everything.p50(method, n))),
-				GoSDK:      figure(ratio(k.p50(method, n), gosdk.p50(method, n))),
+				Everything: figure(measure.Ratio(k.p50(method, n), everything.p50(method, n))),
+				GoSDK:      figure(measure.Ratio(k.p50(method, n), gosdk.p50(method, n))),
 			})
 		}
 	}
 	if k := resultNamed(results, "kontext"); k != nil {
 		out = append(out, comparison{
 			What: "memory per idle session", Kontext: "kontext",
-			Everything: figure(ratio(k.sessionKiB(), everything.sessionKiB())),
-			GoSDK:      figure(ratio(k.sessionKiB(), gosdk.sessionKiB())),
+			Everything: figure(measure.Ratio(k.sessionKiB(), everything.sessionKiB())),
+			GoSDK:      figure(measure.Ratio(k.sessionKiB(), gosdk.sessionKiB())),
 		})
 	}
 	return out
@@ -759,7 +743,7 @@ func printTable(cfg config, load [2]string, results []*result) {
 			for _, n := range concurrencies {
 				if m := r.Measurements[key(method, n)]; m != nil {
 					any = true
-					row += formatRate(m.PerSecond) + "\t" + formatMicros(m.Latency.P50us) + "\t" + formatMicros(m.Latency.P99us) + "\t"
+					row += measure.FormatRate(m.PerSecond) + "\t" + measure.FormatMicros(m.Latency.P50us) + "\t" + measure.FormatMicros(m.Latency.P99us) + "\t"
 				} else {
 					row += "-\t-\t-\t"
 				}
@@ -851,14 +835,6 @@ func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.buf)
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, " | ")
 }
 
 func firstLine(err error) error {

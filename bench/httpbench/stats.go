@@ -30,8 +30,8 @@ func summarize(samples []time.Duration) latencySummary {
 	}
 	return latencySummary{
 		Count: len(samples),
-		P50us: micros(measure.Pct(samples, 50)),
-		P99us: micros(measure.Pct(samples, 99)),
+		P50us: measure.Micros(measure.Pct(samples, 50)),
+		P99us: measure.Micros(measure.Pct(samples, 99)),
 	}
 }
 
@@ -116,36 +116,11 @@ func statusKiB(status, field string) int64 {
 	return 0
 }
 
-func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
-
-// ratio returns a/b, or NaN when either side is missing, so a skipped
-// server shows up as "n/a" rather than as a misleading 0 or +Inf.
-func ratio(a, b float64) float64 {
-	if a <= 0 || b <= 0 || math.IsNaN(a) || math.IsNaN(b) {
-		return math.NaN()
-	}
-	return a / b
-}
-
 func formatRatio(r float64) string {
 	if math.IsNaN(r) {
 		return "n/a"
 	}
 	return fmt.Sprintf("%.2f×", r)
-}
-
-func formatRate(perSecond float64) string {
-	if perSecond <= 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.0f/s", perSecond)
-}
-
-func formatMicros(us float64) string {
-	if us <= 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.0f µs", us)
 }
 
 func formatSessionKiB(kib float64) string {

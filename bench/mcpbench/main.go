@@ -108,7 +108,11 @@ func main() {
 		}
 	}
 	if cfg.repo == "" {
-		cfg.repo = findRepo()
+		repo, err := measure.FindRepo()
+		if err != nil {
+			fatalf("%v", err)
+		}
+		cfg.repo = repo
 	}
 	if cfg.nodeModules == "" {
 		cfg.nodeModules = filepath.Join(cfg.repo, "internal", "interop", "testdata", "node", "node_modules")
@@ -340,25 +344,6 @@ func referenceServer(nodeModules string) ([]string, error) {
 	// node runs the entry directly (not through npx or a shell), so the
 	// pid measured is the server's own.
 	return []string{node, filepath.Join(pkgDir, entry), "stdio"}, nil
-}
-
-// findRepo walks up from the working directory to the kontext go.mod.
-func findRepo() string {
-	dir, err := os.Getwd()
-	if err != nil {
-		fatalf("working directory: %v", err)
-	}
-	for {
-		mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && bytes.Contains(mod, []byte("module github.com/kontext-dev/kontext\n")) {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			fatalf("not inside the kontext repository (use -repo)")
-		}
-		dir = parent
-	}
 }
 
 // ---------------------------------------------------------------------------
@@ -833,7 +818,7 @@ func (p *process) explain(err error) string {
 	}
 	msg := fmt.Sprintf("the process exited (%v)", p.cmd.ProcessState)
 	if tail := p.stderr.String(); tail != "" {
-		msg += "; stderr: " + lastLines(tail, 3)
+		msg += "; stderr: " + measure.LastLines(tail, 3)
 	}
 	return msg
 }
@@ -1230,13 +1215,13 @@ func evaluateGoals(results []*result) []goal {
 		}
 		goals = append(goals,
 			goal{Server: name, Name: "ping throughput / everything", Unit: "×", Target: goalThroughputVsReference,
-				Value: ratio(get(name, pingRate), get("everything", pingRate))},
+				Value: measure.Ratio(get(name, pingRate), get("everything", pingRate))},
 			goal{Server: name, Name: "ping p50 / echo p50", Unit: "×", Target: goalLatencyVsEcho, AtMost: true,
-				Value: ratio(get(name, pingP50), get("echo", pingP50))},
+				Value: measure.Ratio(get(name, pingP50), get("echo", pingP50))},
 			goal{Server: name, Name: "first answer", Unit: "ms", Target: millis(goalFirstAnswer), AtMost: true,
 				Value: get(name, firstAnswer)},
 			goal{Server: name, Name: "first answer / gosdk", Unit: "×", Target: goalFirstAnswerVsGoSDK, AtMost: true,
-				Value: ratio(get(name, firstAnswer), get("gosdk", firstAnswer))},
+				Value: measure.Ratio(get(name, firstAnswer), get("gosdk", firstAnswer))},
 		)
 	}
 	// The tools/list goals are about kontext's own tools, the ones the Go
@@ -1247,9 +1232,9 @@ func evaluateGoals(results []*result) []goal {
 		}
 		goals = append(goals,
 			goal{Server: name, Name: "tools/list throughput / everything", Unit: "×", Target: goalToolsListVsReference,
-				Value: ratio(get(name, toolsListRate), get("everything", toolsListRate))},
+				Value: measure.Ratio(get(name, toolsListRate), get("everything", toolsListRate))},
 			goal{Server: name, Name: "tools/list bytes/s / gosdk", Unit: "×", Target: goalToolsListBytesVsGoSDK,
-				Value: ratio(get(name, toolsListBytesRate), get("gosdk", toolsListBytesRate))},
+				Value: measure.Ratio(get(name, toolsListBytesRate), get("gosdk", toolsListBytesRate))},
 		)
 	}
 	for i := range goals {
@@ -1288,7 +1273,7 @@ func printTable(cfg config, load [2]string, results []*result, goals []goal) {
 		if s == nil {
 			return "-"
 		}
-		return formatMicros(pick(*s))
+		return measure.FormatMicros(pick(*s))
 	}
 	p50 := func(s latencySummary) float64 { return s.P50us }
 	p99 := func(s latencySummary) float64 { return s.P99us }
@@ -1298,15 +1283,15 @@ func printTable(cfg config, load [2]string, results []*result, goals []goal) {
 		fmt.Fprintf(tw, "%s\t", r.Name)
 	}
 	fmt.Fprintln(tw)
-	row("ping throughput", func(r *result) string { return formatRate(r.PingPerSecond) })
-	row("tools/list throughput", func(r *result) string { return formatRate(r.ToolsListPerSecond) })
+	row("ping throughput", func(r *result) string { return measure.FormatRate(r.PingPerSecond) })
+	row("tools/list throughput", func(r *result) string { return measure.FormatRate(r.ToolsListPerSecond) })
 	row("tools/list answer size", func(r *result) string { return formatBytes(r.ToolsListBytes) })
 	row("tools/list bytes/s", func(r *result) string { return formatByteRate(toolsListBytesPerSecond(r)) })
 	row("ping p50 (1 in flight)", func(r *result) string { return latency(r.PingLatency, p50) })
 	row("ping p99", func(r *result) string { return latency(r.PingLatency, p99) })
 	row("tools/list p50", func(r *result) string { return latency(r.ToolsListLatency, p50) })
 	row("tools/list p99", func(r *result) string { return latency(r.ToolsListLatency, p99) })
-	row("tools/call throughput", func(r *result) string { return formatRate(r.ToolsCallPerSecond) })
+	row("tools/call throughput", func(r *result) string { return measure.FormatRate(r.ToolsCallPerSecond) })
 	row("tools/call p50", func(r *result) string { return latency(r.ToolsCallLatency, p50) })
 	row("tools/call p99", func(r *result) string { return latency(r.ToolsCallLatency, p99) })
 	row("first answer (median)", func(r *result) string { return formatMillis(r.FirstAnswerMs) })
@@ -1430,13 +1415,4 @@ func fatalf(format string, args ...any) {
 	progressf(format, args...)
 	killAllChildren()
 	os.Exit(2)
-}
-
-// lastLines keeps the end of a long message on one line.
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, " | ")
 }

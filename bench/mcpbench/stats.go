@@ -4,7 +4,6 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"time"
 
@@ -27,9 +26,9 @@ func summarize(samples []time.Duration) latencySummary {
 	}
 	return latencySummary{
 		Count: len(samples),
-		P50us: micros(measure.Pct(samples, 50)),
-		P99us: micros(measure.Pct(samples, 99)),
-		Maxus: micros(measure.Pct(samples, 100)),
+		P50us: measure.Micros(measure.Pct(samples, 50)),
+		P99us: measure.Micros(measure.Pct(samples, 99)),
+		Maxus: measure.Micros(measure.Pct(samples, 100)),
 	}
 }
 
@@ -48,34 +47,9 @@ func median(samples []time.Duration) time.Duration {
 	return (sorted[mid-1] + sorted[mid]) / 2
 }
 
-func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
-
 func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// ratio returns a/b, or NaN when either side is missing, so a skipped
-// server shows up as "n/a" rather than as a misleading 0 or +Inf.
-func ratio(a, b float64) float64 {
-	if a <= 0 || b <= 0 || math.IsNaN(a) || math.IsNaN(b) {
-		return math.NaN()
-	}
-	return a / b
-}
-
 // The formatters below print "-" for a value that was not measured.
-
-func formatRate(perSecond float64) string {
-	if perSecond <= 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.0f/s", perSecond)
-}
-
-func formatMicros(us float64) string {
-	if us <= 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.0f µs", us)
-}
 
 func formatMillis(ms float64) string {
 	if ms <= 0 {

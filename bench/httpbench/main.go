@@ -96,16 +96,11 @@ func main() {
 	if cfg.requests < 1 || cfg.rounds < 1 || cfg.idleRuns < 1 || cfg.warmup < 0 || cfg.idle < 0 {
 		fatalf("-n, -rounds and -idle-runs must be at least 1, -warmup and -idle at least 0")
 	}
-	if only != "" {
-		cfg.only = map[string]bool{}
-		for _, name := range strings.Split(only, ",") {
-			name = strings.TrimSpace(name)
-			if !slices.Contains(serverNames, name) {
-				fatalf("-only: unknown server %q (known: %s)", name, strings.Join(serverNames, ", "))
-			}
-			cfg.only[name] = true
-		}
+	selected, err := measure.Only(only, serverNames)
+	if err != nil {
+		fatalf("%v", err)
 	}
+	cfg.only = selected
 	if cfg.repo == "" {
 		repo, err := measure.FindRepo()
 		if err != nil {

@@ -36,7 +36,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -97,16 +96,11 @@ func main() {
 	if cfg.pings < 1 || cfg.window < 1 || cfg.sequential < 1 || cfg.starts < 1 || cfg.rounds < 1 || cfg.warmup < 0 {
 		fatalf("-n, -window, -seq, -starts and -rounds must be at least 1, -warmup at least 0")
 	}
-	if only != "" {
-		cfg.only = map[string]bool{}
-		for _, name := range strings.Split(only, ",") {
-			name = strings.TrimSpace(name)
-			if !slices.Contains(serverNames, name) {
-				fatalf("-only: unknown server %q (known: %s)", name, strings.Join(serverNames, ", "))
-			}
-			cfg.only[name] = true
-		}
+	selected, err := measure.Only(only, serverNames)
+	if err != nil {
+		fatalf("%v", err)
 	}
+	cfg.only = selected
 	if cfg.repo == "" {
 		repo, err := measure.FindRepo()
 		if err != nil {

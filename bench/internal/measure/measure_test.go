@@ -68,3 +68,17 @@ func TestGoBuild(t *testing.T) {
 		t.Fatalf("a broken build: %v", err)
 	}
 }
+
+func TestOnly(t *testing.T) {
+	known := []string{"kontext", "gosdk", "everything"}
+	if got, err := Only("", known); got != nil || err != nil {
+		t.Errorf("an empty -only selects %v, %v; want every server (nil)", got, err)
+	}
+	got, err := Only("kontext, gosdk", known)
+	if err != nil || len(got) != 2 || !got["kontext"] || !got["gosdk"] {
+		t.Errorf("Only(\"kontext, gosdk\") = %v, %v", got, err)
+	}
+	if _, err := Only("kontext,nope", known); err == nil || !strings.Contains(err.Error(), `unknown server "nope"`) {
+		t.Errorf("an unknown server is refused, got %v", err)
+	}
+}

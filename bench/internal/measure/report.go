@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -66,4 +67,21 @@ func FindRepo() (string, error) {
 		}
 		dir = parent
 	}
+}
+
+// Only reads an -only flag: a comma list of the servers to run, each one
+// of known; nil (run them all) for an empty list.
+func Only(list string, known []string) (map[string]bool, error) {
+	if list == "" {
+		return nil, nil
+	}
+	only := map[string]bool{}
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if !slices.Contains(known, name) {
+			return nil, fmt.Errorf("-only: unknown server %q (known: %s)", name, strings.Join(known, ", "))
+		}
+		only[name] = true
+	}
+	return only, nil
 }

@@ -321,6 +321,23 @@ func TestKontextHTTPClientServerEverything(t *testing.T) {
 	// of internal/mcp, and a fresh stream's delivery after the restart
 	// below.
 	t.Run("the stream survives a drop", func(t *testing.T) {
+		// The simulated logging is turned off and the stream left to go
+		// quiet, so that the last event the proxy passed on is the last
+		// one the client has read when the stream is cut: with messages
+		// still flowing, either side may be one event ahead.
+		if _, err := c.CallTool(bounded(t), "toggle-simulated-logging", nil); err != nil {
+			t.Fatal(err)
+		}
+		for quiet, seen := 0, -1; quiet < 5; time.Sleep(100 * time.Millisecond) {
+			if n := streamedLogs(); n == seen {
+				quiet++
+			} else {
+				quiet, seen = 0, n
+			}
+		}
+		if n := streamedLogs(); !ev.waitFor("notifications/message", n, isLog, 5*time.Second) {
+			t.Fatalf("the client did not read the %d log messages the proxy passed on", n)
+		}
 		proxy.mu.Lock()
 		lastID, gets := proxy.lastGetID, len(proxy.getIDs)
 		proxy.mu.Unlock()

@@ -65,6 +65,9 @@ type Client struct {
 	ServerInfo   protocol.Implementation
 	Capabilities protocol.ServerCapabilities
 	Instructions string
+	// ResultMeta is the _meta of the server's initialize or server/discover
+	// result (nil when it sent none).
+	ResultMeta json.RawMessage
 
 	mu     sync.Mutex
 	listen *listener
@@ -198,9 +201,15 @@ func (c *Client) negotiate(ctx context.Context) error {
 				}
 				break
 			}
-			c.Capabilities = res.Capabilities
+			c.Capabilities, c.ResultMeta = res.Capabilities, res.Meta
 			if res.Instructions != nil {
 				c.Instructions = *res.Instructions
+			}
+			var meta struct {
+				ServerInfo *protocol.Implementation `json:"io.modelcontextprotocol/serverInfo"`
+			}
+			if json.Unmarshal(res.Meta, &meta) == nil && meta.ServerInfo != nil {
+				c.ServerInfo = *meta.ServerInfo
 			}
 			return nil
 		case errors.As(err, &rpcErr) && rpcErr.Code == errcodes.UnsupportedProtocolVersion:
@@ -226,7 +235,7 @@ func (c *Client) negotiate(ctx context.Context) error {
 	if !slices.Contains(LegacyVersions, res.ProtocolVersion) {
 		return fmt.Errorf("the server answered initialize with protocol version %q, which this client does not speak", res.ProtocolVersion)
 	}
-	c.Version, c.ServerInfo, c.Capabilities = res.ProtocolVersion, res.ServerInfo, res.Capabilities
+	c.Version, c.ServerInfo, c.Capabilities, c.ResultMeta = res.ProtocolVersion, res.ServerInfo, res.Capabilities, res.Meta
 	if res.Instructions != nil {
 		c.Instructions = *res.Instructions
 	}

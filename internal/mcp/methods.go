@@ -85,12 +85,16 @@ func (c *call) initialize() (any, error) {
 	ss.initialized, ss.version, ss.clientInfo, ss.clientCaps = true, version, p.ClientInfo, p.Capabilities
 	ss.mu.Unlock()
 	ss.log.Info("client connected", "client", p.ClientInfo.Name, "clientVersion", p.ClientInfo.Version, "asked", p.ProtocolVersion, "negotiated", version)
-	return protocol.InitializeResult{
+	res := protocol.InitializeResult{
 		ProtocolVersion: version,
 		Capabilities:    ss.srv.serverCapabilities(featuresOf(version)),
 		ServerInfo:      ss.srv.implementation(featuresOf(version)),
 		Instructions:    strPtr(ss.srv.instructions()),
-	}, nil
+	}
+	if len(ss.srv.opts.ResultMeta) > 0 {
+		res.Meta = marshal(ss.srv.opts.ResultMeta)
+	}
+	return res, nil
 }
 
 func (c *call) discover() (any, error) {
@@ -208,7 +212,7 @@ func (c *call) listTools() (any, error) {
 
 // describeTool is a tool as the negotiated revision defines it.
 func (c *call) describeTool(t *Tool) protocol.Tool {
-	d := protocol.Tool{Name: t.Name, Description: strPtr(t.Description), InputSchema: t.InputSchema}
+	d := protocol.Tool{Name: t.Name, Description: strPtr(t.Description), InputSchema: t.InputSchema, Meta: t.Meta}
 	if c.feat.titles {
 		d.Title = strPtr(t.Title)
 	}
@@ -599,8 +603,12 @@ func (c *call) subscribe() (any, error) {
 		return nil, InvalidParams(map[string]any{"uri": p.URI}, Violation{Path: "/uri", Message: "no such resource: " + p.URI})
 	}
 	c.ss.mu.Lock()
+	already := c.ss.subscribed[p.URI]
 	c.ss.subscribed[p.URI] = true
 	c.ss.mu.Unlock()
+	if !already {
+		c.ss.srv.follow([]string{p.URI}, 1)
+	}
 	return struct{}{}, nil
 }
 
@@ -610,8 +618,12 @@ func (c *call) unsubscribe() (any, error) {
 		return nil, err
 	}
 	c.ss.mu.Lock()
+	was := c.ss.subscribed[p.URI]
 	delete(c.ss.subscribed, p.URI)
 	c.ss.mu.Unlock()
+	if was {
+		c.ss.srv.follow([]string{p.URI}, -1)
+	}
 	return struct{}{}, nil
 }
 

@@ -104,12 +104,14 @@ func (c *call) listenSubscriptions() (any, error) {
 	c.ss.mu.Lock()
 	c.ss.listeners[c.key] = c
 	c.ss.mu.Unlock()
+	c.ss.srv.follow(honoured.ResourceSubscriptions, 1)
 	defer func() {
 		c.ss.mu.Lock()
 		if c.ss.listeners[c.key] == c {
 			delete(c.ss.listeners, c.key)
 		}
 		c.ss.mu.Unlock()
+		c.ss.srv.follow(honoured.ResourceSubscriptions, -1)
 	}()
 	c.ss.notifyFor(c.in.token, "notifications/subscriptions/acknowledged", map[string]any{
 		"notifications": honoured,

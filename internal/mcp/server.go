@@ -49,6 +49,21 @@ type Options struct {
 	// policy: a client that names the parameters itself (the command line,
 	// which speaks of its flags) asks for them so.
 	RefuseInvalidArguments bool
+	// ResultMeta is added as _meta to the initialize and server/discover
+	// results: what the server says of itself beyond serverInfo (an App
+	// Context application names its instance there). Keys are reverse-DNS;
+	// the io.modelcontextprotocol/ prefix is the runtime's own.
+	ResultMeta map[string]any
+	// ListChangedDebounce, when set, collects tools and resources
+	// list changes and resource updates for that long and sends each kind
+	// once (an update once per URI): a burst of applications appearing is
+	// one notification, not fifty.
+	ListChangedDebounce time.Duration
+	// OnSubscription, when set, hears when the first session or listen
+	// stream subscribes to a resource URI (active) and when the last one
+	// stops following it (an unsubscribe, a listen stream's end, a
+	// session's end). It is called in order and must not block.
+	OnSubscription func(uri string, active bool)
 	// Filter chooses which tools are served.
 	Filter Filter
 	// Logger receives diagnostics (never stdout). Discarded when nil.
@@ -125,6 +140,16 @@ type Server struct {
 
 	sessionsMu sync.Mutex
 	sessions   map[*session]struct{}
+
+	// subscribers counts, per URI, the sessions and listen streams that
+	// follow it, for OnSubscription.
+	subscribersMu sync.Mutex
+	subscribers   map[string]int
+
+	// pending holds the changes a ListChangedDebounce window collects.
+	pendingMu    sync.Mutex
+	pending      pendingChanges
+	pendingTimer *time.Timer
 
 	roots rootGate // RootDiscovery
 }
@@ -259,7 +284,48 @@ func (s *Server) AddTool(t *Tool) error {
 	}
 	s.mu.Unlock()
 	if changed {
-		s.broadcast(func(ss *session) { ss.toolsChanged() })
+		s.announce(pendingChanges{tools: true})
+	}
+	return err
+}
+
+// ReplaceTools removes the tools named and serves the ones given (subject to
+// the filter) as one change: one list version, one list_changed. Nothing
+// changes when an added tool's name is taken (and not removed).
+func (s *Server) ReplaceTools(remove []string, add []*Tool) error {
+	s.mu.Lock()
+	gone := map[string]bool{}
+	for _, name := range remove {
+		if _, ok := s.tools[name]; ok {
+			gone[name] = true
+		}
+	}
+	seen := map[string]bool{}
+	for _, t := range add {
+		if _, dup := s.tools[t.Name]; (dup && !gone[t.Name]) || seen[t.Name] {
+			s.mu.Unlock()
+			return fmt.Errorf("tool %s is defined twice", t.Name)
+		}
+		seen[t.Name] = true
+	}
+	for name := range gone {
+		delete(s.tools, name)
+	}
+	s.toolOrder = slices.DeleteFunc(s.toolOrder, func(n string) bool { return gone[n] })
+	before := len(s.toolOrder)
+	var err error
+	for _, t := range add {
+		if err = s.addToolLocked(t); err != nil {
+			break
+		}
+	}
+	changed := len(gone) > 0 || len(s.toolOrder) != before
+	if changed {
+		s.listVersion++
+	}
+	s.mu.Unlock()
+	if changed {
+		s.announce(pendingChanges{tools: true})
 	}
 	return err
 }
@@ -275,7 +341,7 @@ func (s *Server) RemoveTool(name string) {
 	}
 	s.mu.Unlock()
 	if ok {
-		s.broadcast(func(ss *session) { ss.toolsChanged() })
+		s.announce(pendingChanges{tools: true})
 	}
 }
 
@@ -284,12 +350,87 @@ func (s *Server) ResourcesChanged() {
 	s.mu.Lock()
 	s.listVersion++
 	s.mu.Unlock()
-	s.broadcast(func(ss *session) { ss.resourcesChanged() })
+	s.announce(pendingChanges{resources: true})
 }
 
 // ResourceUpdated tells clients subscribed to uri that it changed.
 func (s *Server) ResourceUpdated(uri string) {
-	s.broadcast(func(ss *session) { ss.resourceUpdated(uri) })
+	s.announce(pendingChanges{updated: []string{uri}})
+}
+
+// pendingChanges are notifications waiting for the debounce window.
+type pendingChanges struct {
+	tools, resources bool
+	updated          []string
+}
+
+// announce sends the changes now, or at the end of the debounce window with
+// whatever else it collects.
+func (s *Server) announce(c pendingChanges) {
+	if s.opts.ListChangedDebounce <= 0 {
+		s.send(c)
+		return
+	}
+	s.pendingMu.Lock()
+	defer s.pendingMu.Unlock()
+	s.pending.tools = s.pending.tools || c.tools
+	s.pending.resources = s.pending.resources || c.resources
+	for _, uri := range c.updated {
+		if !slices.Contains(s.pending.updated, uri) {
+			s.pending.updated = append(s.pending.updated, uri)
+		}
+	}
+	if s.pendingTimer == nil {
+		s.pendingTimer = time.AfterFunc(s.opts.ListChangedDebounce, func() {
+			s.pendingMu.Lock()
+			c := s.pending
+			s.pending, s.pendingTimer = pendingChanges{}, nil
+			s.pendingMu.Unlock()
+			s.send(c)
+		})
+	}
+}
+
+func (s *Server) send(c pendingChanges) {
+	s.broadcast(func(ss *session) {
+		if c.tools {
+			ss.toolsChanged()
+		}
+		if c.resources {
+			ss.resourcesChanged()
+		}
+		for _, uri := range c.updated {
+			ss.resourceUpdated(uri)
+		}
+	})
+}
+
+// follow counts delta more (or fewer) followers of each URI and tells
+// OnSubscription when a URI gains its first or loses its last.
+func (s *Server) follow(uris []string, delta int) {
+	if s.opts.OnSubscription == nil || len(uris) == 0 {
+		return
+	}
+	s.subscribersMu.Lock()
+	defer s.subscribersMu.Unlock()
+	if s.subscribers == nil {
+		s.subscribers = map[string]int{}
+	}
+	for _, uri := range uris {
+		before := s.subscribers[uri]
+		after := max(before+delta, 0)
+		if after == 0 {
+			delete(s.subscribers, uri)
+		} else {
+			s.subscribers[uri] = after
+		}
+		switch {
+		case before == 0 && after > 0:
+			s.opts.OnSubscription(uri, true)
+		case before > 0 && after == 0:
+			s.opts.OnSubscription(uri, false)
+		}
+	}
 }
 
 func (s *Server) broadcast(f func(*session)) {
@@ -484,6 +625,11 @@ func (s *Server) serve(ctx context.Context, c conn) error {
 		s.sessionsMu.Lock()
 		delete(s.sessions, ss)
 		s.sessionsMu.Unlock()
+		ss.mu.Lock()
+		followed := sortedKeys(ss.subscribed)
+		ss.subscribed = map[string]bool{}
+		ss.mu.Unlock()
+		s.follow(followed, -1)
 	}()
 	return ss.run()
 }

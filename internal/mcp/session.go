@@ -473,6 +473,16 @@ func (c *call) modernEnvelope(m method, body []byte) []byte {
 	if c.method != "subscriptions/listen" {
 		extra.WriteString(`,"_meta":{"io.modelcontextprotocol/serverInfo":`)
 		extra.Write(marshal(c.ss.srv.implementation(c.feat)))
+		if c.method == "server/discover" {
+			// What the server says of itself beyond its name (an
+			// application's instance) rides where the handshake's would.
+			for _, k := range sortedKeys(c.ss.srv.opts.ResultMeta) {
+				extra.WriteString(`,`)
+				extra.Write(marshal(k))
+				extra.WriteString(`:`)
+				extra.Write(marshal(c.ss.srv.opts.ResultMeta[k]))
+			}
+		}
 		extra.WriteString(`}`)
 	}
 	if m.ttl != nil {

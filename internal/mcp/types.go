@@ -48,6 +48,9 @@ type Tool struct {
 	Description string
 	Toolset     string
 	Annotations Annotations
+	// Meta, when set, is advertised as the tool's _meta (a JSON object of
+	// reverse-DNS keys): what a proxy says about where the tool comes from.
+	Meta json.RawMessage
 	// InputSchema is the exact JSON the server advertises and compiles to
 	// validate arguments (an object schema).
 	InputSchema json.RawMessage

@@ -80,6 +80,10 @@ type listener struct {
 	id     uint64
 	cancel context.CancelFunc
 	done   chan struct{}
+	// acked is closed when the server acknowledges the stream: from then
+	// on no change it announces is missed.
+	acked   chan struct{}
+	ackOnce sync.Once
 }
 
 // Connect negotiates over rwc and returns a ready client.
@@ -308,6 +312,12 @@ func (c *Client) params(params any) (json.RawMessage, error) {
 	return json.Marshal(obj)
 }
 
+// Request sends any request and decodes its result into result (which may
+// be nil): for methods the client has no helper for.
+func (c *Client) Request(ctx context.Context, method string, params, result any) error {
+	return c.call(ctx, method, params, result)
+}
+
 // Ping checks the server answers (legacy era; the modern era has no ping,
 // so it calls server/discover).
 func (c *Client) Ping(ctx context.Context) error {
@@ -415,23 +425,74 @@ func (c *Client) Subscribe(ctx context.Context, uri string) error {
 	return c.startListen(subs)
 }
 
+// Unsubscribe stops hearing of changes to a resource: resources/unsubscribe
+// in the legacy era; in the modern era the listen stream is restarted
+// without it.
+func (c *Client) Unsubscribe(ctx context.Context, uri string) error {
+	if !c.Modern {
+		return c.call(ctx, "resources/unsubscribe", map[string]string{"uri": uri}, nil)
+	}
+	c.mu.Lock()
+	c.subs = slices.DeleteFunc(c.subs, func(u string) bool { return u == uri })
+	subs := slices.Clone(c.subs)
+	old := c.listen
+	c.mu.Unlock()
+	if old != nil {
+		old.cancel()
+		<-old.done
+	}
+	return c.startListen(subs)
+}
+
+// Follow makes sure the server's list changes reach OnNotification: in the
+// modern era they arrive only on a subscriptions/listen stream, which
+// Follow opens when none is open (the legacy era needs nothing).
+func (c *Client) Follow() error {
+	if !c.Modern {
+		return nil
+	}
+	c.mu.Lock()
+	running := c.listen != nil
+	subs := slices.Clone(c.subs)
+	c.mu.Unlock()
+	if running {
+		return nil
+	}
+	return c.startListen(subs)
+}
+
+// listenAckTimeout bounds how long startListen waits for the server to
+// acknowledge a listen stream.
+const listenAckTimeout = 10 * time.Second
+
 // startListen opens a subscriptions/listen request that lives until it is
-// replaced or the client closes.
+// replaced or the client closes, and returns once the server acknowledged
+// it (or the stream ended, or listenAckTimeout passed).
 func (c *Client) startListen(uris []string) error {
 	ctx, cancel := context.WithCancel(context.Background())
-	l := &listener{cancel: cancel, done: make(chan struct{})}
+	l := &listener{cancel: cancel, done: make(chan struct{}), acked: make(chan struct{})}
 	c.mu.Lock()
 	c.listen = l
 	c.mu.Unlock()
 	go func() {
 		defer close(l.done)
-		filter := map[string]any{"toolsListChanged": true, "resourcesListChanged": true, "resourceSubscriptions": uris}
+		filter := map[string]any{"toolsListChanged": true, "resourcesListChanged": true}
+		if len(uris) > 0 {
+			filter["resourceSubscriptions"] = uris
+		}
 		err := c.call(ctx, "subscriptions/listen", map[string]any{"notifications": filter}, nil)
 		if err != nil && ctx.Err() == nil {
 			c.log.Warn("subscriptions/listen ended", "error", err)
 		}
 	}()
-	return nil
+	select {
+	case <-l.acked:
+		return nil
+	case <-l.done:
+		return errors.New("the server ended subscriptions/listen before acknowledging it")
+	case <-time.After(listenAckTimeout):
+		return errors.New("the server did not acknowledge subscriptions/listen")
+	}
 }
 
 // Handle implements jsonrpc2.Handler: server-initiated requests and
@@ -446,6 +507,13 @@ func (c *Client) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Reque
 	}
 	if req.Notif {
 		in := c.stream.take(token)
+		if in != nil && in.method == "notifications/subscriptions/acknowledged" {
+			c.mu.Lock()
+			if l := c.listen; l != nil {
+				l.ackOnce.Do(func() { close(l.acked) })
+			}
+			c.mu.Unlock()
+		}
 		if in != nil && c.opts.OnNotification != nil {
 			c.opts.OnNotification(in.method, in.params)
 		}

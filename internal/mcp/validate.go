@@ -452,3 +452,11 @@ func schemaAt(root *jsonschema.Schema, url string) *jsonschema.Schema {
 	}
 	return s
 }
+
+// CheckInputSchema says whether schema compiles as a tool's input schema,
+// in the words a tools/list would fail with: a proxy leaves out the
+// downstream tools it could not validate calls of.
+func CheckInputSchema(name string, schema json.RawMessage) error {
+	_, err := compileInputSchema(name, schema)
+	return err
+}

@@ -183,7 +183,12 @@ func (c *Client) Close() error {
 
 func (c *Client) capabilities() map[string]any {
 	caps := map[string]any{}
-	if c.opts.Root != "" && !c.Modern {
+	switch {
+	case c.opts.Root != "" && c.Modern:
+		// 2026-07-28 keeps roots (deprecated, without listChanged): a
+		// server asks for them only in a multi-round-trip result.
+		caps["roots"] = map[string]any{}
+	case c.opts.Root != "":
 		caps["roots"] = map[string]any{"listChanged": false}
 	}
 	return caps
@@ -258,6 +263,33 @@ func (c *Client) call(ctx context.Context, method string, params any, result any
 	if err != nil {
 		return err
 	}
+	for round := 1; ; round++ {
+		raw, err := c.roundTrip(ctx, method, body)
+		if err != nil {
+			return err
+		}
+		if c.Modern && clientMRTRMethods[method] {
+			next, more, err := c.answerInput(method, body, raw)
+			if err != nil {
+				return err
+			}
+			if more {
+				if round >= maxInputRounds {
+					return fmt.Errorf("%s still asked for input after %d rounds", method, round)
+				}
+				body = next
+				continue
+			}
+		}
+		if result == nil {
+			return nil
+		}
+		return json.Unmarshal(raw, result)
+	}
+}
+
+// roundTrip sends one request and waits for its result.
+func (c *Client) roundTrip(ctx context.Context, method string, body json.RawMessage) (json.RawMessage, error) {
 	id := jsonrpc2.ID{Num: c.nextID.Add(1)}
 	// A nil RawMessage in an interface would be sent as "params": null,
 	// which JSON-RPC forbids; an untyped nil leaves params out.
@@ -267,21 +299,73 @@ func (c *Client) call(ctx context.Context, method string, params any, result any
 	}
 	w, err := c.conn.DispatchCall(ctx, method, p, jsonrpc2.PickID(id))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var raw json.RawMessage
 	err = w.Wait(ctx, &raw)
 	if ctx.Err() != nil && err == ctx.Err() {
 		_ = c.conn.Notify(context.Background(), "notifications/cancelled", map[string]any{"requestId": id.Num, "reason": ctx.Err().Error()})
-		return err
+		return nil, err
 	}
-	if err != nil {
-		return err
+	return raw, err
+}
+
+// clientMRTRMethods may answer input_required in 2026-07-28.
+var clientMRTRMethods = map[string]bool{"tools/call": true, "prompts/get": true, "resources/read": true}
+
+// maxInputRounds bounds a server that keeps asking.
+const maxInputRounds = 8
+
+// answerInput reads a modern result: when it is input_required, it returns
+// the request's params for the next round, with the answers to the
+// server's input requests and its requestState. The client answers
+// roots/list (as it answers the legacy request); any other input request
+// fails the call with -32601, as a legacy request would be refused.
+func (c *Client) answerInput(method string, body, raw json.RawMessage) (json.RawMessage, bool, error) {
+	var res struct {
+		ResultType    string                     `json:"resultType"`
+		InputRequests map[string]json.RawMessage `json:"inputRequests"`
+		RequestState  *string                    `json:"requestState"`
 	}
-	if result == nil {
-		return nil
+	if json.Unmarshal(raw, &res) != nil || res.ResultType != "input_required" {
+		return nil, false, nil
 	}
-	return json.Unmarshal(raw, result)
+	responses := map[string]json.RawMessage{}
+	for _, key := range sortedKeys(res.InputRequests) {
+		var req struct {
+			Method string `json:"method"`
+		}
+		_ = json.Unmarshal(res.InputRequests[key], &req)
+		if req.Method != "roots/list" {
+			return nil, false, &jsonrpc2.Error{Code: errcodes.MethodNotFound, Message: fmt.Sprintf("%s asked for %s (input request %q), which this client does not answer: it answers only roots/list", method, req.Method, key)}
+		}
+		responses[key] = marshal(c.roots())
+	}
+	obj := map[string]json.RawMessage{}
+	if err := json.Unmarshal(body, &obj); err != nil {
+		return nil, false, err
+	}
+	delete(obj, "inputResponses")
+	delete(obj, "requestState")
+	if len(responses) > 0 {
+		obj["inputResponses"] = marshal(responses)
+	}
+	if res.RequestState != nil {
+		obj["requestState"] = marshal(*res.RequestState)
+	}
+	next, err := json.Marshal(obj)
+	return next, true, err
+}
+
+// roots is the client's answer to roots/list: the repository root.
+func (c *Client) roots() protocol.ListRootsResult {
+	roots := []protocol.Root{}
+	if c.opts.Root != "" {
+		abs, _ := filepath.Abs(c.opts.Root)
+		u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}
+		roots = append(roots, protocol.Root{URI: u.String(), Name: strPtr(filepath.Base(abs))})
+	}
+	return protocol.ListRootsResult{Roots: roots}
 }
 
 // params returns params as a JSON object, with the modern _meta added.
@@ -527,13 +611,7 @@ func (c *Client) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Reque
 	case "ping":
 		c.stream.respond(token, "result", []byte("{}"))
 	case "roots/list":
-		roots := []protocol.Root{}
-		if c.opts.Root != "" {
-			abs, _ := filepath.Abs(c.opts.Root)
-			u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}
-			roots = append(roots, protocol.Root{URI: u.String(), Name: strPtr(filepath.Base(abs))})
-		}
-		c.stream.respond(token, "result", marshal(protocol.ListRootsResult{Roots: roots}))
+		c.stream.respond(token, "result", marshal(c.roots()))
 	default:
 		c.stream.respond(token, "error", marshal(NewError(errcodes.MethodNotFound, map[string]any{
 			"method": in.method,

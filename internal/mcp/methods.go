@@ -197,6 +197,7 @@ func (c *call) servePage(list string, version uint64, start int, build func() an
 
 func (c *call) listTools() (any, error) {
 	tools, version := c.ss.srv.toolsAndVersion()
+	tools = slices.DeleteFunc(slices.Clone(tools), func(t *Tool) bool { return t.Hidden })
 	start, end, next, err := c.pageOf("tools", len(tools), version)
 	if err != nil {
 		return nil, err

@@ -222,3 +222,24 @@ func TestOnSubscriptionCountsFollowers(t *testing.T) {
 		t.Fatalf("events = %v", g)
 	}
 }
+
+// A hidden tool answers calls and is never listed.
+func TestHiddenToolsAreCallableButNotListed(t *testing.T) {
+	hidden := echoTool("old_name")
+	hidden.Hidden = true
+	srv, err := NewServer(Implementation{Name: "s", Version: "1"}, Options{}, &Toolset{Name: "t", Tools: []*Tool{echoTool("a"), hidden}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, era := range []Era{EraLegacy, EraModern} {
+		c := connectPair(t, srv, era, nil)
+		tools, err := c.ListTools(context.Background())
+		if err != nil || len(tools) != 1 || tools[0].Name != "a" {
+			t.Fatalf("%s: tools = %+v, %v", era, tools, err)
+		}
+		res, err := c.CallTool(context.Background(), "old_name", nil)
+		if err != nil || res.IsError != nil && *res.IsError {
+			t.Fatalf("%s: calling the hidden tool: %+v, %v", era, res, err)
+		}
+	}
+}

@@ -48,6 +48,9 @@ type Tool struct {
 	Description string
 	Toolset     string
 	Annotations Annotations
+	// Hidden tools are callable but never listed: names kept for clients
+	// of an earlier release (the apps broker's acp_* aliases).
+	Hidden bool
 	// Meta, when set, is advertised as the tool's _meta (a JSON object of
 	// reverse-DNS keys): what a proxy says about where the tool comes from.
 	Meta json.RawMessage

@@ -42,6 +42,11 @@ func Generate(root string) (map[string][]byte, error) {
 		return nil, err
 	}
 	out["gen/protocol/protocol_gen.go"] = protocol
+	manifest, err := appcontextFile(root)
+	if err != nil {
+		return nil, err
+	}
+	out["gen/appcontext/appcontext_gen.go"] = manifest
 	errcodes, err := errcodesFile(main)
 	if err != nil {
 		return nil, err

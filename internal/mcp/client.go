@@ -497,16 +497,7 @@ func (c *Client) Subscribe(ctx context.Context, uri string) error {
 	if !c.Modern {
 		return c.call(ctx, "resources/subscribe", map[string]string{"uri": uri}, nil)
 	}
-	c.mu.Lock()
-	c.subs = append(c.subs, uri)
-	subs := slices.Clone(c.subs)
-	old := c.listen
-	c.mu.Unlock()
-	if old != nil {
-		old.cancel()
-		<-old.done
-	}
-	return c.startListen(subs)
+	return c.relisten(func(subs []string) []string { return append(subs, uri) })
 }
 
 // Unsubscribe stops hearing of changes to a resource: resources/unsubscribe
@@ -516,8 +507,16 @@ func (c *Client) Unsubscribe(ctx context.Context, uri string) error {
 	if !c.Modern {
 		return c.call(ctx, "resources/unsubscribe", map[string]string{"uri": uri}, nil)
 	}
+	return c.relisten(func(subs []string) []string {
+		return slices.DeleteFunc(subs, func(u string) bool { return u == uri })
+	})
+}
+
+// relisten replaces the modern listen stream with one following the
+// subscriptions edit leaves.
+func (c *Client) relisten(edit func(subs []string) []string) error {
 	c.mu.Lock()
-	c.subs = slices.DeleteFunc(c.subs, func(u string) bool { return u == uri })
+	c.subs = edit(c.subs)
 	subs := slices.Clone(c.subs)
 	old := c.listen
 	c.mu.Unlock()

@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -188,15 +189,7 @@ func (m *Mount) Tools() []Projection {
 	for _, p := range m.byDown {
 		out = append(out, p)
 	}
-	slices.SortFunc(out, func(a, b Projection) int {
-		if a.Up.Name < b.Up.Name {
-			return -1
-		}
-		if a.Up.Name > b.Up.Name {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b Projection) int { return strings.Compare(a.Up.Name, b.Up.Name) })
 	return out
 }
 
@@ -265,15 +258,7 @@ func (m *Mount) replaceTools(ctx context.Context) error {
 		next[d.Name] = p
 		ups = append(ups, up)
 	}
-	slices.SortFunc(ups, func(a, b *mcp.Tool) int {
-		if a.Name < b.Name {
-			return -1
-		}
-		if a.Name > b.Name {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(ups, func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {

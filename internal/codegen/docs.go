@@ -13,14 +13,14 @@ var words = map[string]map[string]string{
 		"optional": "optional", "prompts": "Prompts", "name": "Name", "args": "Arguments",
 		"purpose": "Purpose", "resources": "Resources", "content": "Content", "errors": "Error codes",
 		"code": "Code", "message": "Message", "when": "When", "data": "data", "never": "never sent",
-		"template": "template",
+		"template": "template", "noParams": "No parameters.",
 	},
 	"sk": {
 		"param": "Parameter", "type": "Typ", "default": "Predvolene", "required": "povinné",
 		"optional": "voliteľné", "prompts": "Prompty", "name": "Názov", "args": "Argumenty",
 		"purpose": "Účel", "resources": "Zdroje", "content": "Obsah", "errors": "Chybové kódy",
 		"code": "Kód", "message": "Správa", "when": "Kedy", "data": "data", "never": "nikdy sa neposiela",
-		"template": "šablóna",
+		"template": "šablóna", "noParams": "Bez parametrov.",
 	},
 }
 
@@ -44,11 +44,17 @@ func reference(t *Tree, lang string) string {
 			// The opening paragraphs describe the first toolset; each other
 			// one gets a heading and its own description.
 			fmt.Fprintf(&b, "## %s (%s)\n\n%s\n\n", md(ts.Title.In(lang)), ts.Name, md(ts.Description.In(lang)))
+			if ts.Intro != nil {
+				fmt.Fprintf(&b, "%s\n\n", md(ts.Intro.In(lang)))
+			}
 		}
 		if contract := argumentContract(ts, t.toolsOf(ts.Name), lang); contract != "" {
 			fmt.Fprintf(&b, "%s\n\n", md(contract))
 		}
 		for _, tool := range t.toolsOf(ts.Name) {
+			if tool.Hidden {
+				continue
+			}
 			fmt.Fprintf(&b, "### %s\n\n", tool.Name)
 			b.WriteString(paramTable(tool, lang))
 			if tool.Doc.After != nil {
@@ -116,6 +122,9 @@ func reference(t *Tree, lang string) string {
 // its type ("string (povinné)").
 func paramTable(tool *ToolSpec, lang string) string {
 	w := words[lang]
+	if len(tool.Params) == 0 {
+		return w["noParams"] + "\n"
+	}
 	withDefaults := false
 	for _, p := range tool.Params {
 		if p.Default() != nil || p.Doc.Default != nil {

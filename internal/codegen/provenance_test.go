@@ -153,10 +153,10 @@ func TestToolsetFolderRules(t *testing.T) {
 	})
 	t.Run("unordered folder", func(t *testing.T) {
 		root := copySpecs(t)
-		os.MkdirAll(filepath.Join(root, "schema", "toolsets", "apps"), 0o755)
+		os.MkdirAll(filepath.Join(root, "schema", "toolsets", "widgets"), 0o755)
 		v, _ := newSpecValidator(root)
 		_, err := loadTree(root, mainSpecs, v)
-		if err == nil || !strings.Contains(err.Error(), "does not name the toolset folder schema/toolsets/apps") {
+		if err == nil || !strings.Contains(err.Error(), "does not name the toolset folder schema/toolsets/widgets") {
 			t.Fatalf("want the unordered folder named, got %v", err)
 		}
 	})

@@ -89,6 +89,16 @@ func paramSchemaJSON(p ParamSpec, forGo bool, args ArgumentsSpec) ([]byte, error
 		}
 		return b.Bytes(), nil
 	}
+	if p.Passthrough {
+		// Open: the receiver validates it against its own schema.
+		b.WriteString(`{"type":"object","description":`)
+		writeString(&b, p.Description.EN)
+		if forGo {
+			b.WriteString(`,"goJSONSchema":{"type":"json.RawMessage","imports":["encoding/json"],"pointer":false}`)
+		}
+		b.WriteByte('}')
+		return b.Bytes(), nil
+	}
 	if !forGo && args.widensInteger(p) {
 		return integerSchema(p, args)
 	}

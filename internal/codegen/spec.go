@@ -58,6 +58,9 @@ type ToolSpec struct {
 	Doc struct {
 		After *Text `json:"after"`
 	} `json:"doc"`
+	// Hidden tools answer calls and are never listed or documented in the
+	// tables (names kept for clients of an earlier release).
+	Hidden bool `json:"hidden"`
 
 	// structured is the output type's import path and name, when the tool
 	// has structured output.
@@ -78,6 +81,9 @@ type ParamSpec struct {
 	Required    bool   `json:"required"`
 	Description Text   `json:"description"`
 	List        bool   `json:"list"`
+	// Passthrough marks an object the tool hands on whole to a schema of
+	// someone else's (app_call's arguments): an open object, raw JSON in Go.
+	Passthrough bool `json:"passthrough"`
 	Doc         struct {
 		Type    string `json:"type"`
 		Default *Text  `json:"default"`

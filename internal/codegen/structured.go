@@ -8,6 +8,7 @@ import (
 
 	"github.com/invopop/jsonschema"
 
+	apps "github.com/kontext-dev/kontext/internal/apps/results"
 	"github.com/kontext-dev/kontext/internal/mcptest/result"
 	"github.com/kontext-dev/kontext/internal/repo/results"
 )
@@ -24,6 +25,7 @@ var structuredOutputs = []any{
 	new(results.SearchResults), new(results.ModuleHistory), new(results.RevisionDiff),
 	new(results.RevisionSnapshot), new(results.Architecture), new(results.Conventions),
 	new(results.Decisions),
+	new(apps.Instances), new(apps.Description), new(apps.State), new(apps.Call),
 	new(result.Sum), // the test-only toolset
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/url"
 	"os"
 	"os/exec"
@@ -439,6 +440,9 @@ func cursorParams(cursor *string) any {
 // IsError set; a refused call is an error (*jsonrpc2.Error).
 func (c *Client) CallTool(ctx context.Context, name string, args any) (*protocol.CallToolResult, error) {
 	params := map[string]any{"name": name}
+	if meta := callMetaFrom(ctx); len(meta) > 0 {
+		params["_meta"] = meta
+	}
 	if args != nil {
 		params["arguments"] = args
 	}
@@ -453,7 +457,12 @@ func (c *Client) CallTool(ctx context.Context, name string, args any) (*protocol
 // server's notifications/progress for the call carry token and arrive
 // through OnNotification.
 func (c *Client) CallToolWithProgress(ctx context.Context, name string, args any, token string) (*protocol.CallToolResult, error) {
-	params := map[string]any{"name": name, "_meta": map[string]any{"progressToken": token}}
+	meta := maps.Clone(callMetaFrom(ctx))
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	meta["progressToken"] = token
+	params := map[string]any{"name": name, "_meta": meta}
 	if args != nil {
 		params["arguments"] = args
 	}
@@ -626,3 +635,22 @@ func (c *Client) Done() <-chan struct{} { return c.closed }
 type slogPrintf struct{ log *slog.Logger }
 
 func (l slogPrintf) Printf(format string, v ...any) { l.log.Warn(fmt.Sprintf(format, v...)) }
+
+type callMetaKey struct{}
+
+// WithCallMeta returns a context whose tools/call requests carry meta in
+// their _meta (a proxy adds what it vouches for, such as a confirmation the
+// user gave; the runtime's own keys win over it).
+func WithCallMeta(ctx context.Context, meta map[string]any) context.Context {
+	merged := maps.Clone(callMetaFrom(ctx))
+	if merged == nil {
+		merged = map[string]any{}
+	}
+	maps.Copy(merged, meta)
+	return context.WithValue(ctx, callMetaKey{}, merged)
+}
+
+func callMetaFrom(ctx context.Context) map[string]any {
+	m, _ := ctx.Value(callMetaKey{}).(map[string]any)
+	return m
+}

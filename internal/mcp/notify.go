@@ -189,3 +189,14 @@ func (ss *session) resourceUpdated(uri string) {
 		ss.notifyFor(c.in.token, "notifications/resources/updated", map[string]any{"uri": uri, "_meta": c.subscriptionMeta()})
 	}
 }
+
+// RequestMeta returns the _meta object of the request ctx belongs to (nil
+// when it had none): what a caller said beyond the arguments, such as an
+// App Context broker's confirmation.
+func RequestMeta(ctx context.Context) json.RawMessage {
+	c := callFrom(ctx)
+	if c == nil {
+		return nil
+	}
+	return c.envelope.Meta
+}

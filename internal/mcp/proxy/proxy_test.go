@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -340,6 +341,42 @@ func TestResourcesReadSubscribeAndUpdates(t *testing.T) {
 			})
 			if err := r.mount.Unsubscribe(ctx, "down://state"); err != nil {
 				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// What a proxy vouches for (mcp.WithCallMeta) reaches the downstream
+// handler as the request's _meta (mcp.RequestMeta), beside the progress
+// token the runtime sets, which the caller cannot override.
+func TestCallMetaReachesTheDownstreamHandler(t *testing.T) {
+	for _, era := range []mcp.Era{mcp.EraLegacy, mcp.EraModern} {
+		t.Run(string(era), func(t *testing.T) {
+			srv, err := mcp.NewServer(mcp.Implementation{Name: "down", Version: "1"}, mcp.Options{}, &mcp.Toolset{Name: "down", Tools: []*mcp.Tool{{
+				Name: "meta", InputSchema: json.RawMessage(`{"type":"object"}`),
+				Call: func(ctx context.Context, _ json.RawMessage) (*mcp.ToolResult, error) {
+					var m map[string]any
+					_ = json.Unmarshal(mcp.RequestMeta(ctx), &m)
+					return mcp.TextResult(fmt.Sprintf("%v %v", m["org.example/confirmed"], strings.HasPrefix(fmt.Sprint(m["progressToken"]), "kontext-proxy-"))), nil
+				},
+			}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := proxy.New(proxy.Options{Project: func(d protocol.Tool) (*mcp.Tool, bool) {
+				return &mcp.Tool{Name: d.Name, InputSchema: d.InputSchema}, true
+			}})
+			if err := m.Attach(context.Background(), serve(t, srv, era, m.Notify), nil); err != nil {
+				t.Fatal(err)
+			}
+			ctx := mcp.WithCallMeta(context.Background(), map[string]any{"org.example/confirmed": true, "progressToken": "mine"})
+			res, err := m.Call(ctx, "meta", nil)
+			if err != nil || !strings.Contains(string(res.Content[0]), `"true true"`) {
+				t.Fatalf("meta = %+v, %v", res, err)
+			}
+			res, err = m.Call(context.Background(), "meta", nil)
+			if err != nil || !strings.Contains(string(res.Content[0]), `"\u003cnil\u003e true"`) && !strings.Contains(string(res.Content[0]), `"<nil> true"`) {
+				t.Fatalf("meta without WithCallMeta = %s, %v", res.Content[0], err)
 			}
 		})
 	}

@@ -13,6 +13,7 @@ import (
 	"io"
 
 	"github.com/kontext-dev/kontext/gen/errcodes"
+	"github.com/kontext-dev/kontext/gen/toolsets/apps"
 	"github.com/kontext-dev/kontext/gen/toolsets/knowledge"
 	"github.com/kontext-dev/kontext/gen/toolsets/repo"
 	"github.com/kontext-dev/kontext/internal/mcp"
@@ -94,7 +95,7 @@ func Bool(b bool) *bool { return mcp.Bool(b) }
 // package links the runtime and the specs only: no engine, no CLI.
 func ToolDefinitions() []*Tool {
 	var out []*Tool
-	for _, ts := range []*Toolset{knowledge.Toolset(nil), repo.Toolset(nil)} {
+	for _, ts := range []*Toolset{knowledge.Toolset(nil), repo.Toolset(nil), apps.Toolset(nil)} {
 		out = append(out, ts.Tools...)
 	}
 	return out

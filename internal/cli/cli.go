@@ -47,6 +47,16 @@ type ToolsetFactory struct {
 	// with the tool's generated flags, listed under Category in the help.
 	Verbs    []Verb
 	Category string
+	// OptIn toolsets are served only when --toolsets (or --tools) names
+	// them: the apps broker reaches other processes, which a user asks for.
+	OptIn bool
+	// NoRoot says its tools need no repository: kontext mcp serving only
+	// such toolsets starts at once, inside a work tree or not.
+	NoRoot bool
+	// ServeFlags are flags of kontext mcp that configure the toolset;
+	// Configure reads them (and the global ones, --read-only) before Open.
+	ServeFlags []cli.Flag
+	Configure  func(c *cli.Context) error
 	// NeedsWorkTree says its tools work only inside a git work tree: its
 	// verbs, and kontext call of its tools, say so before calling.
 	NeedsWorkTree bool
@@ -550,7 +560,7 @@ func buildServer(c *cli.Context, p Program, opts mcp.Options, log *slog.Logger) 
 	if err != nil {
 		return nil, fmt.Errorf("%s (from %s)", err, choice.Source)
 	}
-	filter := mcp.Filter{Toolsets: splitList(c.StringSlice("toolsets")), Tools: splitList(c.StringSlice("tools")), ReadOnly: c.Bool("read-only")}
+	filter := selection{mcp.Filter{Toolsets: splitList(c.StringSlice("toolsets")), Tools: splitList(c.StringSlice("tools")), ReadOnly: c.Bool("read-only")}}
 	var names []string
 	for _, f := range p.Toolsets {
 		names = append(names, f.Name)
@@ -564,6 +574,14 @@ func buildServer(c *cli.Context, p Program, opts mcp.Options, log *slog.Logger) 
 	var attach []func(*mcp.Server)
 	known := map[string]bool{}
 	for _, f := range p.Toolsets {
+		if !filter.Wants(f) {
+			continue
+		}
+		if f.Configure != nil {
+			if err := f.Configure(c); err != nil {
+				return nil, err
+			}
+		}
 		ts, a, err := f.Open(root)
 		if err != nil {
 			return nil, fmt.Errorf("toolset %s: %w", f.Name, err)
@@ -581,7 +599,7 @@ func buildServer(c *cli.Context, p Program, opts mcp.Options, log *slog.Logger) 
 			return nil, unknownTool(t, slices.Sorted(maps.Keys(known)))
 		}
 	}
-	opts.Filter = filter
+	opts.Filter = filter.Filter
 	opts.Logger = log
 	if p.OutputFilter != nil {
 		opts.OutputFilter = p.OutputFilter(root)
@@ -599,6 +617,42 @@ func buildServer(c *cli.Context, p Program, opts mcp.Options, log *slog.Logger) 
 	return &built{server: srv, root: root}, nil
 }
 
+// selection is the filter of a kontext mcp command line.
+type selection struct{ mcp.Filter }
+
+// Wants says whether a toolset is opened: every one, except an opt-in
+// toolset that neither --toolsets nor --tools names.
+func (s selection) Wants(f ToolsetFactory) bool {
+	if !f.OptIn || slices.Contains(s.Toolsets, f.Name) {
+		return true
+	}
+	for _, t := range f.Describe().Tools {
+		if slices.Contains(s.Tools, t.Name) {
+			return true
+		}
+	}
+	return false
+}
+
+// rootFree says whether every toolset the command line serves needs no
+// repository.
+func rootFree(c *cli.Context, p Program) bool {
+	sel := selection{mcp.Filter{Toolsets: splitList(c.StringSlice("toolsets")), Tools: splitList(c.StringSlice("tools"))}}
+	if len(sel.Toolsets) == 0 && len(sel.Tools) == 0 {
+		return false
+	}
+	for _, f := range p.Toolsets {
+		served := slices.Contains(sel.Toolsets, f.Name)
+		for _, t := range f.Describe().Tools {
+			served = served || slices.Contains(sel.Tools, t.Name)
+		}
+		if served && !f.NoRoot {
+			return false
+		}
+	}
+	return true
+}
+
 // unknownTool is the error for a tool name that names no tool.
 func unknownTool(name string, known []string) error {
 	if hint := didYouMean(name, known, quoted); hint != "" {
@@ -614,6 +668,9 @@ func mcpCommand(p Program, cm *completion) *cli.Command {
 		&cli.IntFlag{Name: "page-size", Value: 100, Usage: "items per page of a list method", Hidden: true},
 	)
 	flags = append(flags, httpFlags()...)
+	for _, f := range p.Toolsets {
+		flags = append(flags, f.ServeFlags...)
+	}
 	cmd := &cli.Command{
 		Name:     "mcp",
 		Category: CategoryServing,
@@ -793,6 +850,9 @@ func callCommand(p Program, cm *completion) *cli.Command {
 	var entries []entry
 	for _, f := range p.Toolsets {
 		for _, t := range f.Describe().Tools {
+			if t.Hidden {
+				continue
+			}
 			entries = append(entries, entry{f, t.Name, f.Name, t.Title, f.Flags(t.Name)})
 		}
 	}

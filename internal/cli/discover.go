@@ -29,7 +29,7 @@ func mcpServer(c *cli.Context, p Program, opts mcp.Options, log *slog.Logger) (*
 	if err != nil {
 		return nil, err
 	}
-	if choice.Source != "working directory" || inWorkTree(choice.Dir) {
+	if choice.Source != "working directory" || inWorkTree(choice.Dir) || rootFree(c, p) {
 		return buildServer(c, p, opts, log)
 	}
 	if c.String("http") != "" {
@@ -122,7 +122,17 @@ func (d *discoverer) serve(dir string) error {
 	}
 	var sets []*mcp.Toolset
 	var attach []func(*mcp.Server)
+	sel := selection{mcp.Filter{Toolsets: splitList(d.c.StringSlice("toolsets")), Tools: splitList(d.c.StringSlice("tools"))}}
 	for _, f := range d.p.Toolsets {
+		if !sel.Wants(f) {
+			continue
+		}
+		if f.Configure != nil {
+			if err := f.Configure(d.c); err != nil {
+				closeToolsets(sets)
+				return err
+			}
+		}
 		ts, a, err := f.Open(root)
 		if err != nil {
 			closeToolsets(sets)

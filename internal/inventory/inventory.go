@@ -11,7 +11,7 @@ import (
 // Shipped returns the toolsets `kontext mcp` serves, in the order they are
 // listed.
 func Shipped() []kcli.ToolsetFactory {
-	return []kcli.ToolsetFactory{Knowledge(), Repo()}
+	return []kcli.ToolsetFactory{Knowledge(), Repo(), Apps()}
 }
 
 // newRootFlag is the --root flag of the toolsets' commands: the repository

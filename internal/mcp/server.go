@@ -408,8 +408,27 @@ func (s *Server) send(c pendingChanges) {
 // follow counts delta more (or fewer) followers of each URI and tells
 // OnSubscription when a URI gains its first or loses its last.
 func (s *Server) follow(uris []string, delta int) {
-	if s.opts.OnSubscription == nil || len(uris) == 0 {
+	if len(uris) == 0 {
 		return
+	}
+	var hooks []func(string, bool)
+	if s.opts.OnSubscription != nil {
+		hooks = append(hooks, s.opts.OnSubscription)
+	}
+	s.mu.Lock()
+	for _, ts := range s.toolsets {
+		if ts.OnSubscription != nil {
+			hooks = append(hooks, ts.OnSubscription)
+		}
+	}
+	s.mu.Unlock()
+	if len(hooks) == 0 {
+		return
+	}
+	notify := func(uri string, active bool) {
+		for _, h := range hooks {
+			h(uri, active)
+		}
 	}
 	s.subscribersMu.Lock()
 	defer s.subscribersMu.Unlock()
@@ -426,9 +445,9 @@ func (s *Server) follow(uris []string, delta int) {
 		}
 		switch {
 		case before == 0 && after > 0:
-			s.opts.OnSubscription(uri, true)
+			notify(uri, true)
 		case before > 0 && after == 0:
-			s.opts.OnSubscription(uri, false)
+			notify(uri, false)
 		}
 	}
 }

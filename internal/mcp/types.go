@@ -26,6 +26,10 @@ type Toolset struct {
 	Prompts      []*Prompt
 	Resources    []*Resource
 	Templates    []*ResourceTemplate
+	// OnSubscription, when set, hears as Options.OnSubscription does: a
+	// toolset that follows resources elsewhere (the apps broker) follows
+	// them only while some client does.
+	OnSubscription func(uri string, active bool)
 	// Close, when set, releases what the toolset's handlers hold (a file
 	// watcher, an index). Whoever opened the toolset calls it once no
 	// server serves it any more; the server never does.

@@ -55,3 +55,19 @@ func parseStat(stat string) (string, error) {
 	}
 	return fields[starttime], nil
 }
+
+// Exited reports whether pid is a zombie: it has exited and its parent has
+// not reaped it yet, so it still answers signal 0 but runs no more.
+func Exited(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(stat)
+	end := strings.LastIndexByte(s, ')')
+	if end < 0 {
+		return false
+	}
+	fields := strings.Fields(s[end+1:])
+	return len(fields) > 0 && (fields[0] == "Z" || fields[0] == "X")
+}

@@ -35,6 +35,9 @@ type HTTPGuard struct {
 	Origins []string
 	// MaxBody bounds a request body; 0 means DefaultMaxHTTPBody.
 	MaxBody int64
+	// LoopbackOnly refuses every Host but a loopback one, token or not
+	// (an App Context endpoint: nothing off the machine names it).
+	LoopbackOnly bool
 }
 
 // Wrap returns next behind the guard.
@@ -94,6 +97,9 @@ func (g HTTPGuard) hostAllowed(hostport string) bool {
 	}
 	if isLoopbackHost(host) {
 		return true
+	}
+	if g.LoopbackOnly {
+		return false
 	}
 	for _, h := range g.Hosts {
 		if strings.EqualFold(host, hostOnly(h)) {

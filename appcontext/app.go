@@ -174,9 +174,9 @@ func newToken() string {
 // InstanceID names this launch.
 func (a *App) InstanceID() string { return a.instanceID }
 
-func (a *App) stateURI() string        { return a.prefix + "state" }
+func (a *App) stateURI() string         { return a.prefix + "state" }
 func (a *App) keyURI(key string) string { return a.prefix + "state/" + url.PathEscape(key) }
-func (a *App) eventsURI() string       { return a.prefix + "events" }
+func (a *App) eventsURI() string        { return a.prefix + "events" }
 
 // toolset holds the resources; tools come with Register.
 func (a *App) toolset() *mcp.Toolset {

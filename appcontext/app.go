@@ -22,6 +22,7 @@ import (
 
 	"github.com/kontext-dev/kontext/internal/apps/journal"
 	"github.com/kontext-dev/kontext/internal/mcp"
+	"github.com/kontext-dev/kontext/internal/mcp/legacyws"
 	"github.com/kontext-dev/kontext/internal/procstart"
 )
 
@@ -406,14 +407,24 @@ func (a *App) Serve(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("appcontext: listening: %w", err)
 	}
+	guard := mcp.HTTPGuard{Token: a.token, LoopbackOnly: true}
 	handler := a.srv.NewStreamableHandler(mcp.StreamableOptions{})
+	sessions, endSessions := context.WithCancel(ctx)
+	defer endSessions()
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.HTTPGuard{Token: a.token, LoopbackOnly: true}.Wrap(handler))
+	var endpoint string
+	if a.opts.LegacyWebSocket {
+		mux.Handle("/ws", guard.Wrap(legacyws.Handler(sessions, a.srv)))
+		endpoint = "ws://" + ln.Addr().String() + "/ws"
+	} else {
+		mux.Handle("/mcp", guard.Wrap(handler))
+		endpoint = "http://" + ln.Addr().String() + "/mcp"
+	}
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- hs.Serve(ln) }()
 
-	m, err := a.newManifest("http://" + ln.Addr().String() + "/mcp")
+	m, err := a.newManifest(endpoint)
 	if err == nil {
 		err = a.publish(m)
 	}
@@ -421,12 +432,13 @@ func (a *App) Serve(ctx context.Context) error {
 		_ = hs.Close()
 		return err
 	}
-	a.log.Info("appcontext: serving", "app", a.opts.AppID, "instance", a.instanceID, "url", m.Mcp.URL, "manifest", a.ManifestPath())
+	a.log.Info("appcontext: serving", "app", a.opts.AppID, "instance", a.instanceID, "url", endpoint, "manifest", a.ManifestPath())
 	select {
 	case <-ctx.Done():
 	case err = <-serveErr:
 	}
 	rmErr := RemoveManifest(a.ManifestPath())
+	endSessions()
 	shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	_ = handler.Close(shutdown)
@@ -449,15 +461,20 @@ func (a *App) newManifest(endpoint string) (*Manifest, error) {
 	if workspaces == nil {
 		workspaces = []string{}
 	}
-	return &Manifest{
+	m := &Manifest{
 		Profile: ProfileVersion, AppID: a.opts.AppID, AppName: a.opts.Name, AppVersion: a.opts.Version,
 		InstanceID: a.instanceID, Pid: os.Getpid(), ProcessStart: start, StartedAt: time.Now().UTC().Truncate(time.Second),
 		Workspaces: workspaces,
-		Mcp: &MCPEndpoint{
+	}
+	if a.opts.LegacyWebSocket {
+		m.Websocket = &WebSocketEndpoint{URL: endpoint, Token: a.token}
+	} else {
+		m.Mcp = &MCPEndpoint{
 			Transport: "streamable-http", URL: endpoint, ProtocolVersions: mcp.SupportedVersions(),
 			Auth: BearerAuth{Scheme: "bearer", Token: a.token},
-		},
-	}, nil
+		}
+	}
+	return m, nil
 }
 
 // publish writes the manifest where brokers look.

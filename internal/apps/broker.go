@@ -6,6 +6,7 @@ package apps
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -64,6 +65,10 @@ type Broker struct {
 	stale     map[string]fileStamp // manifests of processes that are gone
 	served    []string             // typed tool names on srv
 	typed     map[string]*typedTool
+	// gone remembers the typed tools of instances that went away (or of
+	// actions registered again), oldest first, so that a client still
+	// calling one hears why instead of "unknown tool".
+	gone      []tombstone
 	resources []string // the resource URIs last listed
 	following map[string]bool
 	closed    bool
@@ -324,15 +329,20 @@ func (b *Broker) reconcile() {
 		next[t.name] = t
 	}
 	if !sameTyped(b.typed, next) {
+		gone := b.buryLocked(next)
 		var add []*mcp.Tool
 		for _, name := range slices.Sorted(maps.Keys(next)) {
 			add = append(add, next[name].tool(b))
 		}
+		served := slices.Sorted(maps.Keys(next))
+		for _, g := range gone {
+			add = append(add, g.tool())
+			served = append(served, g.name)
+		}
 		if err := b.srv.ReplaceTools(b.served, add); err != nil {
 			b.log.Error("apps: serving typed tools", "error", err)
 		} else {
-			b.served = slices.Sorted(maps.Keys(next))
-			b.typed = next
+			b.served, b.typed, b.gone = served, next, gone
 		}
 	}
 	uris := b.resourceURIsLocked()
@@ -340,6 +350,59 @@ func (b *Broker) reconcile() {
 		b.resources = uris
 		go b.srv.ResourcesChanged()
 	}
+}
+
+// maxTombstones bounds how many vanished typed tools keep answering.
+const maxTombstones = 1024
+
+// tombstone is a typed tool whose instance or registration is gone: a
+// hidden tool under the old name that explains, so that a call never
+// reaches a replacement by accident and never fails as merely unknown.
+type tombstone struct {
+	name, why string
+}
+
+func (g tombstone) tool() *mcp.Tool {
+	why := g.why
+	return &mcp.Tool{
+		Name: g.name, Toolset: "apps", Hidden: true,
+		// Hidden tools are never listed; stating read-only keeps the
+		// explanation under --read-only too.
+		Annotations: mcp.Annotations{ReadOnly: mcp.Bool(true)},
+		InputSchema: json.RawMessage(`{"type":"object"}`),
+		Call: func(context.Context, json.RawMessage) (*mcp.ToolResult, error) {
+			return mcp.ErrorResult("%s", why), nil
+		},
+	}
+}
+
+// buryLocked returns the tombstones to serve beside next: the earlier
+// ones still unused, and one for each typed tool that next drops.
+func (b *Broker) buryLocked(next map[string]*typedTool) []tombstone {
+	var gone []tombstone
+	for _, g := range b.gone {
+		if _, back := next[g.name]; !back {
+			gone = append(gone, g)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(b.typed)) {
+		if _, kept := next[name]; kept {
+			continue
+		}
+		t := b.typed[name]
+		why := fmt.Sprintf("%s is gone: it called action %q of %s (app %s, instance %s), ", name, t.down.Name, t.m.AppName, t.m.AppID, t.m.InstanceID)
+		if _, _, err := t.inst.available(); b.instances[t.inst.path] == t.inst && err == nil {
+			why += "which registered the action again under a new name"
+		} else {
+			why += "which exited, restarted (a restarted application is another instance) or became unavailable"
+		}
+		why += "; nothing was called. tools/list and apps_list show what is live now."
+		gone = append(gone, tombstone{name: name, why: why})
+	}
+	if len(gone) > maxTombstones {
+		gone = gone[len(gone)-maxTombstones:]
+	}
+	return gone
 }
 
 func sameTyped(a, b map[string]*typedTool) bool {

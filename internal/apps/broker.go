@@ -496,8 +496,22 @@ func (b *Broker) OnSubscription(uri string, active bool) {
 		delete(b.following, uri)
 	}
 	b.mu.Unlock()
-	go inst.follow(uri, kind, active)
+	// The subscription is answered once the application follows too, so
+	// that a change right after it is heard; an application slower than
+	// followWait is followed in the background.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		inst.follow(uri, kind)
+	}()
+	select {
+	case <-done:
+	case <-time.After(followWait):
+	}
 }
+
+// followWait bounds how long a subscription waits for the application.
+const followWait = 2 * time.Second
 
 // resolve finds the instance a resource URI names.
 func (b *Broker) resolve(uri string) (*instance, resourceKind, bool) {

@@ -60,6 +60,11 @@ type instance struct {
 	appSeq  uint64 // the application's last event seen
 	fresh   bool   // no event seen since recording started
 	pullMu  sync.Mutex
+
+	// followMu orders the runs of follow; downstream is what the broker
+	// has subscribed to on the current connection.
+	followMu   sync.Mutex
+	downstream map[string]bool
 }
 
 type registration struct {
@@ -181,6 +186,7 @@ func (i *instance) connect() {
 		return
 	}
 	i.client, i.mount, i.channel, i.events, i.stateKeys = c, mount, channel, events, keys
+	i.downstream = map[string]bool{}
 	i.status, i.reason = stateAvailable, ""
 	i.mu.Unlock()
 	i.b.log.Info("apps: instance available", "app", m.AppID, "instance", m.InstanceID, "channel", channel)
@@ -189,7 +195,7 @@ func (i *instance) connect() {
 		if _, _, k, _, ok := parseURI(uri); ok {
 			kind = k
 		}
-		i.follow(uri, kind, true)
+		i.follow(uri, kind)
 	}
 	i.b.changed()
 }
@@ -643,30 +649,47 @@ func (i *instance) updated(uri string) {
 
 // follow subscribes to (or leaves) one resource downstream for the
 // upstream clients that follow it.
-func (i *instance) follow(uri string, kind resourceKind, active bool) {
+func (i *instance) follow(uri string, kind resourceKind) {
+	i.followMu.Lock()
+	defer i.followMu.Unlock()
+	// What upstream wants now, not what it wanted when this was
+	// scheduled: runs that overtake each other still end right.
+	want := i.b.isFollowed(uri)
 	i.mu.Lock()
 	mount := i.mount
+	if i.downstream == nil {
+		i.downstream = map[string]bool{}
+	}
+	have := i.downstream[uri]
 	i.mu.Unlock()
 	if kind == resourceEvents {
 		i.pullMu.Lock()
-		i.journal.SetRecording(active)
-		i.fresh = true
+		if i.journal.Recording() != want {
+			i.journal.SetRecording(want)
+			i.fresh = true
+		}
 		i.pullMu.Unlock()
 	}
-	if mount == nil {
+	if mount == nil || want == have {
 		return
 	}
 	ctx, cancel := i.b.requestContext()
 	defer cancel()
 	var err error
-	if active {
+	if want {
 		err = mount.Subscribe(ctx, uri)
 	} else {
 		err = mount.Unsubscribe(ctx, uri)
 	}
 	if err != nil {
-		i.b.log.Warn("apps: following a resource downstream", "uri", uri, "active", active, "error", err)
+		i.b.log.Warn("apps: following a resource downstream", "uri", uri, "active", want, "error", err)
+		return
 	}
+	i.mu.Lock()
+	if i.mount == mount {
+		i.downstream[uri] = want
+	}
+	i.mu.Unlock()
 }
 
 // appJournal is the application's events resource.

@@ -29,6 +29,8 @@ var (
 	testkitBin string
 	// kontextBin is the shipped kontext, built once by TestMain.
 	kontextBin string
+	// notesBin is examples/notes, the example App Context application.
+	notesBin string
 	// setupErr is why TestMain could not prepare the suite.
 	setupErr error
 )
@@ -75,6 +77,12 @@ func setup(dir string) error {
 	cmd.Dir = repoRoot
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("building kontext: %v\n%s", err, out)
+	}
+	notesBin = filepath.Join(dir, "notes")
+	cmd = exec.Command(goBin, "build", "-o", notesBin, "./examples/notes")
+	cmd.Dir = repoRoot
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("building examples/notes: %v\n%s", err, out)
 	}
 	return nil
 }

@@ -49,6 +49,7 @@ func outputSchema(v any) ([]byte, error) {
 		DoNotReference:            true,
 		ExpandedStruct:            true,
 		AllowAdditionalProperties: false,
+		Mapper:                    anyJSON,
 	}
 	s := r.Reflect(v)
 	s.Version = ""
@@ -61,4 +62,15 @@ func outputSchema(v any) ([]byte, error) {
 		return nil, err
 	}
 	return out.Bytes(), nil
+}
+
+// anyJSON gives a json.RawMessage the schema {} (any value). The reflector's
+// own answer is the boolean schema true, which means the same but breaks
+// the official MCP schema: every property of an outputSchema must be an
+// object. An empty, non-nil Extras is what makes the library write {}.
+func anyJSON(t reflect.Type) *jsonschema.Schema {
+	if t == reflect.TypeOf(json.RawMessage(nil)) {
+		return &jsonschema.Schema{Extras: map[string]any{}}
+	}
+	return nil
 }

@@ -700,6 +700,7 @@ type appJournal struct {
 		Type string          `json:"type"`
 		Data json.RawMessage `json:"data"`
 	} `json:"events"`
+	Dropped uint64 `json:"dropped"`
 }
 
 // pullEvents copies the application's new events into the broker's
@@ -734,8 +735,13 @@ func (i *instance) pullEvents(uri string) {
 		if ev.Seq <= i.appSeq {
 			continue
 		}
-		if !i.fresh && ev.Seq > i.appSeq+1 {
-			i.journal.AddDropped(ev.Seq - i.appSeq - 1)
+		switch {
+		case i.fresh:
+			// The application started recording when we did: what it
+			// dropped before our first read is what we missed.
+			i.journal.Skip(j.Dropped)
+		case ev.Seq > i.appSeq+1:
+			i.journal.Skip(ev.Seq - i.appSeq - 1)
 		}
 		i.fresh = false
 		i.appSeq = ev.Seq

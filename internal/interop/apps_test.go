@@ -8,6 +8,7 @@ package interop_test
 // revision.
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base32"
@@ -307,6 +308,102 @@ func (b *appsBroker) journal(t *testing.T, uri string) journal.Snapshot {
 }
 
 // waitUpdated waits for n resources/updated of uri in total.
+// subscribe follows a resource and returns once the broker says it does.
+// In 2025-11-25 that is the answer to resources/subscribe; in 2026-07-28
+// the Go SDK returns before the stream is acknowledged, so this waits for
+// the acknowledgment in the broker's trace (which it sends once the
+// application follows too).
+func (b *appsBroker) subscribe(t *testing.T, uri string) {
+	t.Helper()
+	if err := b.cs.Subscribe(b.ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+		t.Fatalf("subscribing to %s: %v", uri, err)
+	}
+	if !b.modern() {
+		return
+	}
+	b.waitTrace(t, "the acknowledgment of the subscription to "+uri, func(m wireMessage) bool {
+		return m.Out && m.Method == "notifications/subscriptions/acknowledged" && slices.Equal(m.Params.Notifications.ResourceSubscriptions, []string{uri})
+	})
+}
+
+// unsubscribe stops following a resource and returns once the broker
+// knows. In 2026-07-28 the Go SDK cancels the listen stream and returns
+// before its notifications/cancelled is sent, so this waits for that in
+// the broker's trace (the broker acts on it as it reads it).
+func (b *appsBroker) unsubscribe(t *testing.T, uri string) {
+	t.Helper()
+	if err := b.cs.Unsubscribe(b.ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
+		t.Fatalf("unsubscribing from %s: %v", uri, err)
+	}
+	if !b.modern() {
+		return
+	}
+	var listen string
+	for _, m := range b.trace() {
+		if !m.Out && m.Method == "subscriptions/listen" && slices.Equal(m.Params.Notifications.ResourceSubscriptions, []string{uri}) {
+			listen = string(m.ID)
+		}
+	}
+	if listen == "" {
+		t.Fatalf("no subscriptions/listen for %s in the trace", uri)
+	}
+	b.waitTrace(t, "the cancellation of the listen stream of "+uri, func(m wireMessage) bool {
+		return !m.Out && m.Method == "notifications/cancelled" && string(m.Params.RequestID) == listen
+	})
+}
+
+func (b *appsBroker) modern() bool {
+	r := b.cs.InitializeResult()
+	return r == nil || r.ProtocolVersion == "2026-07-28"
+}
+
+// wireMessage is what the apps tests look for in a trace line.
+type wireMessage struct {
+	Out    bool
+	ID     json.RawMessage
+	Method string
+	Params struct {
+		Notifications struct {
+			ResourceSubscriptions []string `json:"resourceSubscriptions"`
+		} `json:"notifications"`
+		RequestID json.RawMessage `json:"requestId"`
+	}
+}
+
+// trace reads the broker's trace as far as it is written.
+func (b *appsBroker) trace() []wireMessage {
+	raw, _ := os.ReadFile(traceFile(b.traces, "kontext"))
+	var out []wireMessage
+	for _, line := range bytes.Split(raw, []byte("\n")) {
+		var entry struct {
+			Out     bool `json:"out"`
+			Message struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+				Params json.RawMessage `json:"params"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(line, &entry) != nil {
+			continue // the line being written
+		}
+		m := wireMessage{Out: entry.Out, ID: entry.Message.ID, Method: entry.Message.Method}
+		_ = json.Unmarshal(entry.Message.Params, &m.Params)
+		out = append(out, m)
+	}
+	return out
+}
+
+// waitTrace waits until a message in the broker's trace satisfies ok.
+func (b *appsBroker) waitTrace(t *testing.T, what string, ok func(wireMessage) bool) {
+	t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if slices.ContainsFunc(b.trace(), ok) {
+			return
+		}
+	}
+	t.Fatalf("the broker's trace never showed %s", what)
+}
+
 func (b *appsBroker) waitUpdated(t *testing.T, uri string, n int) {
 	t.Helper()
 	if !b.ev.waitFor("updated", n, func(v any) bool { return v == uri }, 15*time.Second) {
@@ -459,8 +556,10 @@ func appsBrokerStory(t *testing.T, ask string) {
 		t.Errorf("acp_get_state: %+v", st)
 	}
 	// The application's schema is enforced on the typed tool, as a protocol error.
-	if _, err := b.cs.CallTool(b.ctx, &mcp.CallToolParams{Name: add.Name, Arguments: map[string]any{}}); err == nil || !strings.Contains(err.Error(), "-32602") && !strings.Contains(err.Error(), "text") {
-		t.Errorf("add_note without text: %v, want -32602", err)
+	if _, err := b.cs.CallTool(b.ctx, &mcp.CallToolParams{Name: add.Name, Arguments: map[string]any{}}); err == nil {
+		t.Errorf("add_note without text succeeded, want -32602")
+	} else if werr, _ := wireError(t, err); werr.Code != -32602 || !strings.Contains(string(werr.Data), "text") {
+		t.Errorf("add_note without text: %d %s %s, want -32602 naming text", werr.Code, werr.Message, werr.Data)
 	}
 
 	// Resources: listed, as templates, read, subscribed.
@@ -495,9 +594,7 @@ func appsBrokerStory(t *testing.T, ask string) {
 		t.Errorf("state/count reads %q", got)
 	}
 	for _, uri := range []string{prefix + "state/count", prefix + "state", prefix + "events"} {
-		if err := b.cs.Subscribe(b.ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
-			t.Fatalf("subscribing to %s: %v", uri, err)
-		}
+		b.subscribe(t, uri)
 	}
 	// A subscription is answered once the broker follows the application
 	// too: a change made after it is heard for the key and the whole state.
@@ -512,9 +609,7 @@ func appsBrokerStory(t *testing.T, ask string) {
 		t.Errorf("the journal: %+v", j)
 	}
 	// Unsubscribed, the journal records nothing more.
-	if err := b.cs.Unsubscribe(b.ctx, &mcp.UnsubscribeParams{URI: prefix + "events"}); err != nil {
-		t.Fatal(err)
-	}
+	b.unsubscribe(t, prefix+"events")
 	updates := len(b.ev.all("updated"))
 	b.callOK(t, add.Name, map[string]any{"text": "fourth"})
 	b.waitUpdated(t, prefix+"state/count", 2)
@@ -527,9 +622,7 @@ func appsBrokerStory(t *testing.T, ask string) {
 		}
 	}
 	for _, uri := range []string{prefix + "state/count", prefix + "state"} {
-		if err := b.cs.Unsubscribe(b.ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
-			t.Fatal(err)
-		}
+		b.unsubscribe(t, uri)
 	}
 
 	// Confirmation: the broker asks the user, the application enforces.
@@ -614,7 +707,7 @@ func waitJournal(t *testing.T, b *appsBroker, uri string, ok func(journal.Snapsh
 			return s
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the journal %s never held what was expected: %+v", uri, s)
+			t.Fatalf("the journal %s never held what was expected: %d events (seq %d..%d), %d dropped", uri, len(s.Events), s.FirstSeq, s.LastSeq, s.Dropped)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -701,9 +794,7 @@ func TestAppsLegacyWebSocket(t *testing.T) {
 		t.Errorf("apps_list: %+v", inst)
 	}
 	prefix := "appcontext://apps/dev.kontext.notes/" + app.id + "/"
-	if err := b.cs.Subscribe(b.ctx, &mcp.SubscribeParams{URI: prefix + "state/count"}); err != nil {
-		t.Fatal(err)
-	}
+	b.subscribe(t, prefix+"state/count")
 	b.callOK(t, typed["add_note"].Name, map[string]any{"text": "over a WebSocket"})
 	b.waitUpdated(t, prefix+"state/count", 1)
 	if got := b.read(t, prefix+"state/count"); got != "1" {
@@ -765,7 +856,7 @@ func TestAppsFailClosed(t *testing.T) {
 			endpoint(m)["auth"].(map[string]any)["token"] = strings.Repeat("0", 64)
 		}, 0o600},
 		{"mode 0644", "mode 0644", nil, 0o644},
-		{"a host name", "loopback", func(m map[string]any) {
+		{"a host name", "IP literal", func(m map[string]any) {
 			endpoint(m)["url"] = strings.Replace(url, "127.0.0.1", "localhost", 1)
 		}, 0o600},
 		{"a non-loopback address", "loopback", func(m map[string]any) {
@@ -908,16 +999,15 @@ func TestAppsApplicationLibrary(t *testing.T) {
 		t.Errorf("the long action's tool %q is outside [A-Za-z0-9_-]{1,48}", lt.Name)
 	}
 	{
-		if got := structured[string](t, b.callOK(t, lt.Name, map[string]any{})); got != "long" {
-			t.Errorf("the long action answered %q", got)
+		res := b.callOK(t, lt.Name, map[string]any{})
+		if tc, ok := res.Content[0].(*mcp.TextContent); !ok || tc.Text != "long" {
+			t.Errorf("the long action answered %+v", res.Content[0])
 		}
 	}
 
 	// The journal keeps the last 256 of 1,000 events and says how many it dropped.
 	uri := "appcontext://apps/dev.kontext.e2e/" + app.InstanceID() + "/events"
-	if err := b.cs.Subscribe(b.ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
-		t.Fatal(err)
-	}
+	b.subscribe(t, uri)
 	b.callOK(t, typed["emit"].Name, map[string]any{"n": 1000})
 	j := waitJournal(t, b, uri, func(s journal.Snapshot) bool { return s.LastSeq >= 1000 })
 	if len(j.Events) != 256 || j.Dropped != 744 || j.FirstSeq != 745 || j.LastSeq != 1000 || j.Events[0].Seq != 745 || j.Events[255].Seq != 1000 {

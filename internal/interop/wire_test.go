@@ -707,6 +707,14 @@ func (s *schemaSet) validateMsg(m *wireMsg) []violation {
 			vs = append(vs, violation{Msg: m, Def: rev, Details: []string{"a result for " + m.Req.Method + ", which has no result definition this suite knows"}})
 			return vs
 		}
+		var kind struct {
+			ResultType string `json:"resultType"`
+		}
+		if json.Unmarshal(m.Result, &kind) == nil && kind.ResultType == "input_required" && s.has(rev, "InputRequiredResult") {
+			// A multi-round-trip answer (2026-07-28): the server asks the
+			// client first, whatever the method's own result would be.
+			def = "InputRequiredResult"
+		}
 		add(s.check(m, rev, def, m.Result))
 		if s.has(rev, def+"Response") {
 			add(s.check(m, rev, def+"Response", m.Raw))

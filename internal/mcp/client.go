@@ -73,8 +73,11 @@ type Client struct {
 	mu     sync.Mutex
 	listen *listener
 	subs   []string
-	cmd    *exec.Cmd
-	closed chan struct{}
+	// relistenMu keeps one stream replacement at a time, so the stream
+	// left open is the one for the latest subscriptions.
+	relistenMu sync.Mutex
+	cmd        *exec.Cmd
+	closed     chan struct{}
 }
 
 type listener struct {
@@ -524,16 +527,33 @@ func (c *Client) Unsubscribe(ctx context.Context, uri string) error {
 // relisten replaces the modern listen stream with one following the
 // subscriptions edit leaves.
 func (c *Client) relisten(edit func(subs []string) []string) error {
+	c.relistenMu.Lock()
+	defer c.relistenMu.Unlock()
 	c.mu.Lock()
 	c.subs = edit(c.subs)
 	subs := slices.Clone(c.subs)
 	old := c.listen
 	c.mu.Unlock()
+	// The new stream is acknowledged before the old one closes: a change
+	// announced in between reaches one of them (perhaps both, which is
+	// harmless: an update is a hint to read again), never neither.
+	if err := c.startListen(subs); err != nil {
+		if old != nil {
+			// The stream that works stays: better the old subscriptions
+			// than none.
+			c.mu.Lock()
+			failed := c.listen
+			c.listen = old
+			c.mu.Unlock()
+			failed.cancel()
+		}
+		return err
+	}
 	if old != nil {
 		old.cancel()
 		<-old.done
 	}
-	return c.startListen(subs)
+	return nil
 }
 
 // Follow makes sure the server's list changes reach OnNotification: in the

@@ -111,13 +111,16 @@ func (j *Journal) Append(typ string, data json.RawMessage, at time.Time) (Event,
 	return ev, true
 }
 
-// AddDropped counts n events lost before they reached the journal (a gap
-// in the sequence of the journal it is fed from).
-func (j *Journal) AddDropped(n uint64) {
+// Skip accounts for n events lost before they reached the journal (a gap
+// in the sequence of the journal it is fed from): they count as dropped
+// and use up their sequence numbers, so the gap stays visible in the
+// sequence too.
+func (j *Journal) Skip(n uint64) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.recording {
 		j.dropped += n
+		j.next += n
 	}
 }
 

@@ -57,9 +57,12 @@ func TestBoundAfterAThousandEvents(t *testing.T) {
 	if len(b) > MaxBytes || len(s.Events) >= MaxEvents || s.Dropped != uint64(1000-len(s.Events)) {
 		t.Fatalf("byte bound: %d events, %d bytes, dropped %d", len(s.Events), len(b), s.Dropped)
 	}
-	j.AddDropped(5)
+	j.Skip(5)
 	if got := j.Snapshot().Dropped; got != s.Dropped+5 {
-		t.Fatalf("AddDropped: %d", got)
+		t.Fatalf("Skip: dropped %d", got)
+	}
+	if ev, _ := j.Append("after", nil, time.Now()); ev.Seq != s.LastSeq+6 {
+		t.Fatalf("Skip: the next event is seq %d, want %d", ev.Seq, s.LastSeq+6)
 	}
 }
 

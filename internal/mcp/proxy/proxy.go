@@ -280,18 +280,27 @@ func (m *Mount) replaceTools(ctx context.Context) error {
 	return nil
 }
 
-// sameTools says two projections advertise the same tools.
+// sameTools says two projections advertise the same tools of the same
+// downstream tools. The downstream side counts too: an owner may project
+// only part of a tool (the apps broker keeps its own names and metadata),
+// and still needs to hear that the rest changed.
 func sameTools(a, b map[string]Projection) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for name, pa := range a {
 		pb, ok := b[name]
-		if !ok || !sameTool(pa.Up, pb.Up) {
+		if !ok || !sameTool(pa.Up, pb.Up) || !sameDown(pa.Down, pb.Down) {
 			return false
 		}
 	}
 	return true
+}
+
+func sameDown(a, b protocol.Tool) bool {
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && string(ja) == string(jb)
 }
 
 func sameTool(a, b *mcp.Tool) bool {

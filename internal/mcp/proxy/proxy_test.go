@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -377,6 +378,33 @@ func TestCallMetaReachesTheDownstreamHandler(t *testing.T) {
 			res, err = m.Call(context.Background(), "meta", nil)
 			if err != nil || !strings.Contains(string(res.Content[0]), `"\u003cnil\u003e true"`) && !strings.Contains(string(res.Content[0]), `"<nil> true"`) {
 				t.Fatalf("meta without WithCallMeta = %s, %v", res.Content[0], err)
+			}
+		})
+	}
+}
+
+// A downstream change the projection does not carry (here a description
+// the owner leaves out) is still a change: the owner hears of it, since
+// it may name or describe the tool from more than it projects.
+func TestAChangeOutsideTheProjectionIsStillAChange(t *testing.T) {
+	for _, era := range []mcp.Era{mcp.EraLegacy, mcp.EraModern} {
+		t.Run(string(era), func(t *testing.T) {
+			var changes atomic.Int32
+			r := newRig(t, era, proxy.Options{
+				Project: func(d protocol.Tool) (*mcp.Tool, bool) {
+					return &mcp.Tool{Name: "x_" + d.Name, InputSchema: d.InputSchema}, true
+				},
+				OnToolsChanged: func() { changes.Add(1) },
+			})
+			again := &mcp.Tool{Name: "echo", Description: "Echoes, described anew.", InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`), Annotations: mcp.Annotations{ReadOnly: mcp.Bool(true)},
+				Call: func(context.Context, json.RawMessage) (*mcp.ToolResult, error) { return mcp.TextResult("echo"), nil }}
+			if err := r.down.srv.ReplaceTools([]string{"echo"}, []*mcp.Tool{again}); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "OnToolsChanged", func() bool { return changes.Load() > 0 })
+			p, ok := r.mount.Lookup("echo")
+			if !ok || p.Down.Description == nil || *p.Down.Description != "Echoes, described anew." {
+				t.Fatalf("the projection still holds the old downstream tool: %+v", p.Down)
 			}
 		})
 	}

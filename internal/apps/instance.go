@@ -162,7 +162,7 @@ func (i *instance) connect() {
 		i.fail("handshake: " + redact(err.Error(), m))
 		return
 	}
-	events, err := echoedInstance(c, m)
+	events, err := manifest.Echo(c.ResultMeta, m)
 	if err != nil {
 		_ = c.Close()
 		i.fail(err.Error())
@@ -222,35 +222,6 @@ func wsTokenOf(m *appcontext.Manifest) string {
 		return ""
 	}
 	return m.Websocket.Token
-}
-
-// echoedInstance checks that the endpoint names the manifest's launch in
-// its initialize (or server/discover) result, and returns the event types
-// it declares.
-func echoedInstance(c *mcp.Client, m *appcontext.Manifest) ([]results.EventType, error) {
-	var meta map[string]json.RawMessage
-	if len(c.ResultMeta) > 0 {
-		_ = json.Unmarshal(c.ResultMeta, &meta)
-	}
-	raw, ok := meta[appcontext.MetaInstance]
-	if !ok {
-		return nil, fmt.Errorf("instance echo: the endpoint does not name its instance (_meta %s)", appcontext.MetaInstance)
-	}
-	var echo struct {
-		AppID      string              `json:"appId"`
-		InstanceID string              `json:"instanceId"`
-		Events     []results.EventType `json:"events"`
-	}
-	if err := json.Unmarshal(raw, &echo); err != nil {
-		return nil, fmt.Errorf("instance echo: %s is not an object: %v", appcontext.MetaInstance, err)
-	}
-	if echo.InstanceID != m.InstanceID {
-		return nil, fmt.Errorf("instance echo: the endpoint answers as instance %q, not the manifest's %q", echo.InstanceID, m.InstanceID)
-	}
-	if echo.AppID != m.AppID {
-		return nil, fmt.Errorf("instance echo: the endpoint answers as app %q, not the manifest's %q", echo.AppID, m.AppID)
-	}
-	return echo.Events, nil
 }
 
 // stateKeysOf lists the state keys the application's resources name.

@@ -23,6 +23,7 @@ import (
 
 	"github.com/kontext-dev/kontext/appcontext"
 	genac "github.com/kontext-dev/kontext/gen/appcontext"
+	"github.com/kontext-dev/kontext/internal/apps/results"
 	"github.com/kontext-dev/kontext/internal/procstart"
 	schema "github.com/kontext-dev/kontext/schema/appcontext"
 )
@@ -48,10 +49,16 @@ const maxSize = 64 << 10
 // Load reads a manifest and checks it. On failure it returns the manifest
 // as far as it parsed (nil when its JSON is unreadable) with a *Failure.
 func Load(path string) (*genac.Manifest, error) {
-	raw, err := readPrivate(path)
+	raw, err := ReadPrivate(path)
 	if err != nil {
 		return nil, err
 	}
+	return Parse(path, raw)
+}
+
+// Parse checks a manifest's bytes, read from path, past the file stage:
+// the schema, the file's name, the endpoint. It returns what Load does.
+func Parse(path string, raw []byte) (*genac.Manifest, error) {
 	var m genac.Manifest
 	// The generated type checks required fields as it decodes; a manifest
 	// that fails that still says what it can, for the list.
@@ -67,19 +74,28 @@ func Load(path string) (*genac.Manifest, error) {
 			best = nil
 		}
 	}
-	if err := checkSchema(raw); err != nil {
+	if err := CheckSchema(raw); err != nil {
 		return best, err
 	}
 	if !parsed {
 		return best, &Failure{StageSchema, "the manifest does not decode"}
 	}
-	if want := strings.TrimSuffix(filepath.Base(path), ".json"); m.InstanceID != want {
-		return &m, &Failure{StageSchema, fmt.Sprintf("the file is named %s.json but holds instance %s", want, m.InstanceID)}
+	if err := CheckName(path, &m); err != nil {
+		return &m, err
 	}
-	if err := checkEndpoint(&m); err != nil {
+	if err := CheckEndpoint(&m); err != nil {
 		return &m, err
 	}
 	return &m, nil
+}
+
+// CheckName insists that the file is named after the instance it holds, so
+// that one launch's file cannot pose as another's.
+func CheckName(path string, m *genac.Manifest) error {
+	if want := strings.TrimSuffix(filepath.Base(path), ".json"); m.InstanceID != want || filepath.Ext(path) != ".json" {
+		return &Failure{StageSchema, fmt.Sprintf("the file is named %s but holds instance %s (want %s.json)", filepath.Base(path), m.InstanceID, m.InstanceID)}
+	}
+	return nil
 }
 
 // looseManifest decodes without the generated type's required-field checks.
@@ -100,9 +116,9 @@ func (l *looseManifest) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// readPrivate reads the file if it and its folder belong to us and no one
-// else may read or change them.
-func readPrivate(path string) ([]byte, error) {
+// ReadPrivate reads the file if it and its folder belong to us and no one
+// else may read or change them: the file holds the launch's token.
+func ReadPrivate(path string) ([]byte, error) {
 	dir := filepath.Dir(path)
 	for _, p := range []struct {
 		path, what string
@@ -153,10 +169,10 @@ var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
 	return c.Compile(id)
 })
 
-// checkSchema validates the manifest against the profile's schema. The
-// endpoint URLs are checked by checkEndpoint, whose reasons say more than
+// CheckSchema validates the manifest against the profile's schema. The
+// endpoint URLs are checked by CheckEndpoint, whose reasons say more than
 // a pattern mismatch.
-func checkSchema(raw []byte) error {
+func CheckSchema(raw []byte) error {
 	sch, err := compiled()
 	if err != nil {
 		return &Failure{StageSchema, "the profile's schema does not compile: " + err.Error()}
@@ -198,9 +214,9 @@ func firstLeaf(v *jsonschema.ValidationError) string {
 
 var english = message.NewPrinter(language.English)
 
-// checkEndpoint insists on a loopback IP literal: a host name could
+// CheckEndpoint insists on a loopback IP literal: a host name could
 // resolve elsewhere, so it is never followed.
-func checkEndpoint(m *genac.Manifest) error {
+func CheckEndpoint(m *genac.Manifest) error {
 	if m.Mcp != nil {
 		if m.Mcp.Transport != "streamable-http" {
 			return &Failure{StageEndpoint, fmt.Sprintf("transport %q: only streamable-http is spoken", m.Mcp.Transport)}
@@ -266,4 +282,35 @@ func Live(m *genac.Manifest) (bool, string) {
 		return false, fmt.Sprintf("process %d started at %s, not %s: the pid was reused", m.Pid, start, m.ProcessStart)
 	}
 	return true, ""
+}
+
+// Echo checks that an endpoint names the manifest's launch in the _meta of
+// its initialize (or server/discover) result, as the broker and kontext
+// apps check require before trusting anything it serves: a process that
+// took over the port, or a replacement launch, answers as another
+// instance. It returns the event types the endpoint declares.
+func Echo(resultMeta json.RawMessage, m *genac.Manifest) ([]results.EventType, error) {
+	var meta map[string]json.RawMessage
+	if len(resultMeta) > 0 {
+		_ = json.Unmarshal(resultMeta, &meta)
+	}
+	raw, ok := meta[appcontext.MetaInstance]
+	if !ok {
+		return nil, fmt.Errorf("instance echo: the endpoint does not name its instance (_meta %s)", appcontext.MetaInstance)
+	}
+	var echo struct {
+		AppID      string              `json:"appId"`
+		InstanceID string              `json:"instanceId"`
+		Events     []results.EventType `json:"events"`
+	}
+	if err := json.Unmarshal(raw, &echo); err != nil {
+		return nil, fmt.Errorf("instance echo: %s is not an object: %v", appcontext.MetaInstance, err)
+	}
+	if echo.InstanceID != m.InstanceID {
+		return nil, fmt.Errorf("instance echo: the endpoint answers as instance %q, not the manifest's %q", echo.InstanceID, m.InstanceID)
+	}
+	if echo.AppID != m.AppID {
+		return nil, fmt.Errorf("instance echo: the endpoint answers as app %q, not the manifest's %q", echo.AppID, m.AppID)
+	}
+	return echo.Events, nil
 }

@@ -54,5 +54,6 @@ func Apps() kcli.ToolsetFactory {
 			}, nil
 		},
 		Category: kcli.CategoryServing,
+		Commands: []*cli.Command{appsCommand()},
 	}
 }

@@ -2,7 +2,12 @@
 // whose actions, state and events the kontext broker
 // (kontext mcp --toolsets apps) projects to agents.
 //
-//	go run ./examples/notes [--name N] [--legacy-websocket] [--no-hints] [--reregister-after 2s]
+//	go run ./examples/notes [--name N] [--legacy-websocket] [--no-hints] [--touch-hints] [--reregister-after 2s]
+//
+// touch states no hints, as an older endpoint might, so that a broker's
+// defaults can be seen; kontext apps check fails it for that
+// (action-destructiveness). With --touch-hints it states them, and the
+// application passes every rule of the profile.
 package main
 
 import (
@@ -31,6 +36,7 @@ func run() error {
 	name := flag.String("name", "Notes", "the application's name")
 	legacy := flag.Bool("legacy-websocket", false, "serve only the legacy WebSocket channel (an old manifest)")
 	noHints := flag.Bool("no-hints", false, "register every action without MCP hints")
+	touchHints := flag.Bool("touch-hints", false, "give touch its hints (read-only), so that every action states its destructiveness")
 	reregister := flag.Duration("reregister-after", 0, "register every action again once, after this long")
 	flag.Parse()
 
@@ -44,7 +50,7 @@ func run() error {
 		return err
 	}
 	n := &notes{app: app, list: []string{}}
-	actions := n.actions(*noHints)
+	actions := n.actions(*noHints, *touchHints && !*noHints)
 	for _, a := range actions {
 		if err := app.Register(a); err != nil {
 			return err
@@ -97,12 +103,18 @@ func (n *notes) publish() error {
 
 const dialect = "https://json-schema.org/draft/2020-12/schema"
 
-func (n *notes) actions(noHints bool) []appcontext.Action {
+func (n *notes) actions(noHints, touchHints bool) []appcontext.Action {
 	hint := func(b bool) *bool {
 		if noHints {
 			return nil
 		}
 		return &b
+	}
+	var touch appcontext.Annotations
+	touchDesc := "Does nothing; it states no hints."
+	if touchHints {
+		touchDesc = "Does nothing."
+		touch = appcontext.Annotations{ReadOnlyHint: hint(true), IdempotentHint: hint(true), OpenWorldHint: hint(false)}
 	}
 	empty := json.RawMessage(`{"$schema":"` + dialect + `","type":"object","properties":{},"additionalProperties":false}`)
 	return []appcontext.Action{
@@ -155,9 +167,11 @@ func (n *notes) actions(noHints bool) []appcontext.Action {
 			},
 		},
 		{
-			// touch states no hints at all, as an older endpoint might.
-			Name: "touch", Description: "Does nothing; it states no hints.",
+			// touch states no hints at all, as an older endpoint might
+			// (unless --touch-hints).
+			Name: "touch", Description: touchDesc,
 			InputSchema: empty,
+			Annotations: touch,
 			Handler:     func(context.Context, json.RawMessage) (any, error) { return "touched", nil },
 		},
 	}

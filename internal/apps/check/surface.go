@@ -324,7 +324,7 @@ func (r *run) eventsSubscribed() error {
 		return err
 	}
 	if n := len(before.Events); n > 0 {
-		return fmt.Errorf("the journal holds %d events before anyone of this check subscribed (seq %d…%d): events are recorded without a subscriber (or another client, such as a running broker, follows them)", n, before.FirstSeq, before.LastSeq)
+		return fmt.Errorf("the journal holds %s before this check subscribed (seq %d…%d): events are recorded without a subscriber (or another client, such as a running broker, follows them)", plural(n, "event"), before.FirstSeq, before.LastSeq)
 	}
 	if err := r.subscribe(uri); err != nil {
 		return err
@@ -346,8 +346,15 @@ func (r *run) eventsSubscribed() error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the journal still holds %d events %s after this check unsubscribed: it is not cleared when its last subscriber leaves", len(after.Events), settle)
+			return fmt.Errorf("the journal still holds %s %s after this check unsubscribed: it is not cleared when its last subscriber leaves", plural(len(after.Events), "event"), settle)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -1,8 +1,10 @@
 package inventory
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -58,7 +60,11 @@ func appsCheck(c *cli.Context) error {
 		if id == "" || filepath.Base(id) != id || strings.HasPrefix(id, ".") {
 			return cli.Exit(fmt.Sprintf("--instance %q is no instance id", id), 2)
 		}
-		paths = []string{filepath.Join(appcontext.InstancesDirIn(rt), id+".json")}
+		path := filepath.Join(appcontext.InstancesDirIn(rt), id+".json")
+		if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+			return cli.Exit(fmt.Sprintf("no instance %s in %s (kontext apps check with neither flag checks every one there)", id, appcontext.InstancesDirIn(rt)), 1)
+		}
+		paths = []string{path}
 	case c.IsSet("manifest"):
 		paths = []string{c.String("manifest")}
 	default:

@@ -362,3 +362,90 @@ func TestRulesTable(t *testing.T) {
 		seen[r.ID] = true
 	}
 }
+
+// kontext apps check, the real binary: exit 0 when everything conforms, 1
+// on any failure, 2 for a wrong command line; one line per rule.
+func TestCommand(t *testing.T) {
+	build(t)
+	kontext := func(t *testing.T, rt string, args ...string) (int, string, string) {
+		t.Helper()
+		cmd := exec.Command(bins.kontext, append([]string{"apps", "check"}, args...)...)
+		cmd.Env = append(os.Environ(), "APPCONTEXT_RUNTIME_DIR="+rt)
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		code := 0
+		if exit, ok := err.(*exec.ExitError); ok {
+			code = exit.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return code, stdout.String(), stderr.String()
+	}
+	line := regexp.MustCompile(`^(pass|FAIL)  ([a-z-]+) {2,}(.+)$`)
+	rules := func(t *testing.T, stdout string) map[string]string {
+		t.Helper()
+		out := map[string]string{}
+		for _, l := range strings.Split(stdout, "\n") {
+			if m := line.FindStringSubmatch(l); m != nil {
+				out[m[2]] = m[1]
+			}
+		}
+		return out
+	}
+
+	conforming := runtimeDir(t)
+	path := start(t, conforming, bins.notes, "--touch-hints")
+	id := strings.TrimSuffix(filepath.Base(path), ".json")
+	for _, args := range [][]string{nil, {"--instance", id}, {"--manifest", path}} {
+		code, stdout, stderr := kontext(t, conforming, args...)
+		got := rules(t, stdout)
+		if code != 0 || stderr != "" || len(got) != len(check.Rules()) || slices.Contains(mapValues(got), "FAIL") {
+			t.Errorf("kontext apps check %v: exit %d, stderr %q, stdout:\n%s", args, code, stderr, stdout)
+		}
+		if !strings.Contains(stdout, "instance "+id) || !strings.Contains(stdout, fmt.Sprintf("%d rules: %d pass, 0 fail", len(check.Rules()), len(check.Rules()))) {
+			t.Errorf("kontext apps check %v: no heading or summary:\n%s", args, stdout)
+		}
+	}
+
+	broken := runtimeDir(t)
+	start(t, broken, bins.fixture, "--break", check.EndpointToken)
+	start(t, broken, bins.notes, "--touch-hints")
+	code, stdout, _ := kontext(t, broken)
+	if code != 1 {
+		t.Errorf("a non-conforming instance among two: exit %d, want 1:\n%s", code, stdout)
+	}
+	if !regexp.MustCompile(`(?m)^FAIL  endpoint-token {2,}a request without a token was answered 200 OK, not 401$`).MatchString(stdout) {
+		t.Errorf("no FAIL line for endpoint-token:\n%s", stdout)
+	}
+	if n := strings.Count(stdout, "rules: "); n != 2 {
+		t.Errorf("%d instances reported, want 2:\n%s", n, stdout)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"--instance", id, "--manifest", path}, 2, "give one"},
+		{[]string{"--instance", "../x"}, 2, "no instance id"},
+		{[]string{"extra"}, 2, "unexpected argument"},
+		{[]string{"--instance", "nosuchinstance"}, 1, "no instance nosuchinstance in "},
+	} {
+		code, stdout, stderr := kontext(t, conforming, tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.msg) {
+			t.Errorf("kontext apps check %v: exit %d, stderr %q, stdout %q; want exit %d and %q", tc.args, code, stderr, stdout, tc.code, tc.msg)
+		}
+	}
+	if code, _, stderr := kontext(t, runtimeDir(t)); code != 1 || !strings.Contains(stderr, "no App Context instance") {
+		t.Errorf("no instance: exit %d, stderr %q", code, stderr)
+	}
+}
+
+func mapValues(m map[string]string) []string {
+	var out []string
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}

@@ -449,3 +449,25 @@ func mapValues(m map[string]string) []string {
 	}
 	return out
 }
+
+// The profile document's generated sections are what the rules table and
+// the manifest schema make of them now.
+func TestProfileDocGenerated(t *testing.T) {
+	path := filepath.Join("..", "..", "..", filepath.FromSlash(check.ProfileDoc))
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := check.SpliceDoc(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(want) != string(doc) {
+		t.Fatalf("%s is stale: run go generate ./internal/apps/check (or make generate) and commit it", check.ProfileDoc)
+	}
+	for _, r := range check.Rules() {
+		if !strings.Contains(string(doc), "#### "+r.ID+"\n") {
+			t.Errorf("%s does not describe rule %s", check.ProfileDoc, r.ID)
+		}
+	}
+}

@@ -17,9 +17,11 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/kontext-dev/kontext/appcontext"
 	"github.com/kontext-dev/kontext/bench/internal/measure"
+	"github.com/kontext-dev/kontext/gen/errcodes"
 	"github.com/kontext-dev/kontext/gen/protocol"
 	"github.com/kontext-dev/kontext/internal/mcp"
 )
@@ -44,6 +46,7 @@ type report struct {
 	LaunchToAll, ManifestToAll time.Duration
 	Join, Leave                []time.Duration
 	ListsNotified, ListsPolled int
+	StaleCursors               int
 
 	ToolsList []time.Duration
 	Updated   []time.Duration
@@ -82,6 +85,7 @@ type bench struct {
 	toolsChanged chan struct{}
 	notified     int
 	polled       int
+	restarts     int
 
 	mu      sync.Mutex
 	seen    map[string]time.Time // manifest appeared, by instanceId
@@ -138,7 +142,7 @@ func run(cfg config) (r *report, err error) {
 			return nil, fmt.Errorf("%s: %w%s", s.what, err, b.brokerTail())
 		}
 	}
-	r.ListsNotified, r.ListsPolled = b.notified, b.polled
+	r.ListsNotified, r.ListsPolled, r.StaleCursors = b.notified, b.polled, b.restarts
 	r.BrokerRSSKiB = measure.PeakRSSKiB(b.broker.Process.Pid)
 	r.AuditLines = b.brokerStderr.audits()
 	return r, nil
@@ -162,23 +166,27 @@ func (b *bench) ctx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), b.cfg.timeout)
 }
 
-// build builds kontext and examples/notes once, unless given.
+// build builds kontext and examples/notes once, unless given, from the
+// repository above the working directory (the smoke test runs in
+// bench/appsbench).
 func (b *bench) build() error {
-	if b.kontext == "" {
-		bin, err := measure.BuildKontext("appsbench", b.tmp)
-		if err != nil {
-			return err
-		}
-		b.kontext = bin
+	if b.kontext != "" && b.notes != "" {
+		return nil
 	}
-	if b.notes == "" {
-		repo, err := measure.FindRepo()
-		if err != nil {
-			return err
+	repo, err := measure.FindRepo()
+	if err != nil {
+		return err
+	}
+	for _, bin := range []struct {
+		pkg  string
+		path *string
+	}{{"./cmd/kontext", &b.kontext}, {"./examples/notes", &b.notes}} {
+		if *bin.path != "" {
+			continue
 		}
-		b.notes = filepath.Join(b.tmp, "bin", "notes")
-		b.progressf("building examples/notes")
-		if err := measure.GoBuild(repo, "./examples/notes", b.notes); err != nil {
+		*bin.path = filepath.Join(b.tmp, "bin", filepath.Base(bin.pkg))
+		b.progressf("building %s", strings.TrimPrefix(bin.pkg, "./"))
+		if err := measure.GoBuild(repo, bin.pkg, *bin.path); err != nil {
 			return err
 		}
 	}
@@ -371,11 +379,17 @@ func (b *bench) follow(ctx context.Context, done func(typed map[string]map[strin
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		tools, err := b.client.ListTools(ctx)
+		l, err := b.listTools(ctx)
 		if err != nil {
 			return err
 		}
-		if done(typedTools(tools), time.Now()) {
+		at := time.Now()
+		b.restarts += l.restarts
+		tools, err := l.tools()
+		if err != nil {
+			return err
+		}
+		if done(typedTools(tools), at) {
 			return nil
 		}
 	}
@@ -477,50 +491,93 @@ func (b *bench) discovery(r *report) error {
 	return nil
 }
 
+// listing is one whole tools/list: every page.
+type listing struct {
+	raw      []json.RawMessage // the pages' results
+	size     int
+	restarts int // stale cursors: the list changed between pages
+}
+
+// listTools lists every page of the tools; a cursor the server calls stale
+// (the list changed under it) makes it list again from the start, as the
+// server asks a client to.
+func (b *bench) listTools(ctx context.Context) (listing, error) {
+	var l listing
+	var cursor *string
+	for {
+		var params any
+		if cursor != nil {
+			params = map[string]string{"cursor": *cursor}
+		}
+		var raw json.RawMessage
+		if err := b.client.Request(ctx, "tools/list", params, &raw); err != nil {
+			var rpcErr *jsonrpc2.Error
+			if cursor != nil && errors.As(err, &rpcErr) && rpcErr.Code == errcodes.InvalidParams && l.restarts < 100 {
+				l = listing{restarts: l.restarts + 1}
+				cursor = nil
+				continue
+			}
+			return l, err
+		}
+		// Only the cursor now: decoding (and validating) the tools is the
+		// client's cost, not the server's, and is left to tools().
+		var page struct {
+			NextCursor *string `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(raw, &page); err != nil {
+			return l, err
+		}
+		l.raw = append(l.raw, raw)
+		l.size += len(raw)
+		if page.NextCursor == nil {
+			return l, nil
+		}
+		cursor = page.NextCursor
+	}
+}
+
+// tools decodes the pages' tools.
+func (l listing) tools() ([]protocol.Tool, error) {
+	var all []protocol.Tool
+	for _, raw := range l.raw {
+		var res protocol.ListToolsResult
+		if err := json.Unmarshal(raw, &res); err != nil {
+			return nil, err
+		}
+		all = append(all, res.Tools...)
+	}
+	return all, nil
+}
+
 // toolsList times tools/list, every page, with all the typed tools listed.
 func (b *bench) toolsList(r *report) error {
 	ctx, cancel := b.ctx()
 	defer cancel()
-	once := func() (tools, typed, pages, size int, err error) {
-		var cursor *string
-		for {
-			var params any
-			if cursor != nil {
-				params = map[string]string{"cursor": *cursor}
-			}
-			var raw json.RawMessage
-			if err := b.client.Request(ctx, "tools/list", params, &raw); err != nil {
-				return 0, 0, 0, 0, err
-			}
-			var res protocol.ListToolsResult
-			if err := json.Unmarshal(raw, &res); err != nil {
-				return 0, 0, 0, 0, err
-			}
-			pages++
-			size += len(raw)
-			tools += len(res.Tools)
-			for _, n := range typedTools(res.Tools) {
-				typed += len(n)
-			}
-			if res.NextCursor == nil {
-				return tools, typed, pages, size, nil
-			}
-			cursor = res.NextCursor
-		}
-	}
 	for range b.cfg.warmup {
-		if _, _, _, _, err := once(); err != nil {
+		if _, err := b.listTools(ctx); err != nil {
 			return err
 		}
 	}
+	var last listing
 	for range b.cfg.lists {
 		start := time.Now()
-		tools, typed, pages, size, err := once()
+		l, err := b.listTools(ctx)
 		if err != nil {
 			return err
 		}
 		r.ToolsList = append(r.ToolsList, time.Since(start))
-		r.Tools, r.Typed, r.Pages, r.ListBytes = tools, typed, pages, size
+		if l.restarts > 0 {
+			return errors.New("the tool list changed while it was timed")
+		}
+		last = l
+	}
+	tools, err := last.tools()
+	if err != nil {
+		return err
+	}
+	r.Tools, r.Pages, r.ListBytes = len(tools), len(last.raw), last.size
+	for _, n := range typedTools(tools) {
+		r.Typed += len(n)
 	}
 	if want := b.cfg.instances * notesActions; r.Typed != want {
 		return fmt.Errorf("tools/list has %d typed tools, want %d", r.Typed, want)

@@ -105,11 +105,11 @@ func printReport(w io.Writer, cfg config, r *report, loadBefore, loadAfter strin
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "  all %d instances: first launch → last listed %s; first manifest → last listed %s\n", r.Instances, measure.Ms(r.LaunchToAll), measure.Ms(r.ManifestToAll))
 	fmt.Fprintf(w, "  tools/list answer: %s over %d pages (%d typed tools of %d instances, plus the stable ones)\n", formatBytes(r.ListBytes), r.Pages, r.Typed, r.Instances)
-	fmt.Fprintf(w, "  discovery lists: %d after notifications/tools/list_changed, %d by the %s fallback poll\n", r.ListsNotified, r.ListsPolled, fallbackPoll)
+	fmt.Fprintf(w, "  discovery lists: %d after notifications/tools/list_changed, %d by the %s fallback poll; %d listed again\n  from the start for a cursor gone stale (the list changed between pages)\n", r.ListsNotified, r.ListsPolled, fallbackPoll, r.StaleCursors)
 	fmt.Fprintf(w, "  state changes: add_note called directly on the application (it publishes notes and count), timed to the first\n  resources/updated of its …/state at the broker's client\n")
 	d50, b50 := measure.Pct(r.Direct, 50), measure.Pct(r.Brokered, 50)
 	fmt.Fprintf(w, "  ratio brokered/direct call p50: %.2f× (the broker adds %s)\n", measure.Ratio(float64(b50), float64(d50)), measure.Ms(b50-d50))
-	fmt.Fprintf(w, "  ratio tools/list p50 per typed tool: %s per tool\n", formatMicros(measure.Pct(r.ToolsList, 50), r.Tools))
+	fmt.Fprintf(w, "  tools/list p50 per listed tool: %s\n", formatMicros(measure.Pct(r.ToolsList, 50), r.Tools))
 	fmt.Fprintf(w, "  broker peak RSS (VmHWM): %s; %d audit lines for %d brokered calls\n", formatKiB(r.BrokerRSSKiB), r.AuditLines, r.BrokeredCalls)
 }
 

@@ -39,8 +39,7 @@ const fallbackPoll = 2 * time.Second
 
 // report is what one run measured.
 type report struct {
-	Instances, Tools, Typed, Pages, ListBytes int
-	ClientEra, DirectEra                      string
+	Instances int
 
 	Discovery                  []time.Duration // per instance, manifest → listed, all started at once
 	LaunchToAll, ManifestToAll time.Duration
@@ -48,14 +47,27 @@ type report struct {
 	ListsNotified, ListsPolled int
 	StaleCursors               int
 
-	ToolsList []time.Duration
-	Updated   []time.Duration
-	Direct    []time.Duration
-	Brokered  []time.Duration
+	// Legacy is measured through a broker spoken to in the legacy era,
+	// Modern (nil when it could not be) through a second broker, started
+	// once the first is gone, in 2026-07-28.
+	Legacy        series
+	Modern        *series
+	ModernSkipped string
 
-	BrokerRSSKiB  int64
+	BrokerRSSKiB  int64 // the legacy broker's
 	AuditLines    int
 	BrokeredCalls int
+}
+
+// series is what is measured in each era of the broker's client.
+type series struct {
+	ClientEra, DirectEra           string
+	Tools, Typed, Pages, ListBytes int
+	ToolsList                      []time.Duration
+	Updated                        []time.Duration
+	UpdatedSkipped                 string // why Updated is empty
+	Direct                         []time.Duration
+	Brokered                       []time.Duration
 }
 
 // app is one running examples/notes.
@@ -122,30 +134,85 @@ func run(cfg config) (r *report, err error) {
 		return nil, err
 	}
 	defer stopWatch()
-	if err := b.startBroker(); err != nil {
+	if err := b.startBroker(mcp.EraLegacy); err != nil {
 		return nil, err
 	}
-	r = &report{Instances: cfg.instances, ClientEra: "legacy " + b.client.Version}
+	r = &report{Instances: cfg.instances}
+	r.Legacy.ClientEra = eraOf(b.client)
 	steps := []struct {
 		what string
-		run  func(*report) error
+		run  func() error
 	}{
-		{"discovery", b.discovery},
-		{"tools/list", b.toolsList},
-		{"resources/updated", b.updates},
-		{"calls", b.calls},
-		{"join and leave", b.joinLeave},
+		{"discovery", func() error { return b.discovery(r) }},
+		{"tools/list", func() error { return b.toolsList(&r.Legacy) }},
+		{"resources/updated", func() error { return b.updates(&r.Legacy) }},
+		{"calls", func() error { return b.calls(r, &r.Legacy) }},
+		{"join and leave", func() error { return b.joinLeave(r) }},
 	}
 	for _, s := range steps {
 		b.progressf("%s", s.what)
-		if err := s.run(r); err != nil {
+		if err := s.run(); err != nil {
 			return nil, fmt.Errorf("%s: %w%s", s.what, err, b.brokerTail())
 		}
 	}
 	r.ListsNotified, r.ListsPolled, r.StaleCursors = b.notified, b.polled, b.restarts
 	r.BrokerRSSKiB = measure.PeakRSSKiB(b.broker.Process.Pid)
 	r.AuditLines = b.brokerStderr.audits()
+	if cfg.modern {
+		b.progressf("the same in 2026-07-28")
+		if err := b.modern(r); err != nil {
+			return nil, fmt.Errorf("2026-07-28: %w%s", err, b.brokerTail())
+		}
+	}
 	return r, nil
+}
+
+// modern replaces the legacy broker with one spoken to in 2026-07-28 and
+// measures tools/list, updates and calls again; a broker that cannot be
+// reached in that era is reported, not a failure of the run.
+func (b *bench) modern(r *report) error {
+	b.stopBroker()
+	if err := b.startBroker(mcp.EraModern); err != nil {
+		r.ModernSkipped = err.Error()
+		return nil
+	}
+	s := &series{ClientEra: eraOf(b.client)}
+	if err := b.client.Follow(); err != nil {
+		r.ModernSkipped = "subscriptions/listen: " + err.Error()
+		return nil
+	}
+	ctx, cancel := b.ctx()
+	defer cancel()
+	b.toolsChanged <- struct{}{} // list at once: the instances are there already
+	apps := b.started()
+	var typed map[string]map[string]string
+	err := b.follow(ctx, func(t map[string]map[string]string, _ time.Time) bool {
+		typed = t
+		for _, a := range apps {
+			if len(t[a.id]) != notesActions {
+				return false
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for the typed tools: %w", err)
+	}
+	for _, a := range apps {
+		a.list = typed[a.id]["list_notes"]
+	}
+	if err := b.toolsList(s); err != nil {
+		return fmt.Errorf("tools/list: %w", err)
+	}
+	if err := b.updates(s); err != nil {
+		// Reported beside the figures: the other series still count.
+		s.UpdatedSkipped = err.Error()
+	}
+	if err := b.calls(nil, s); err != nil {
+		return fmt.Errorf("calls: %w", err)
+	}
+	r.Modern = s
+	return nil
 }
 
 func (b *bench) progressf(format string, args ...any) {
@@ -243,9 +310,8 @@ func (b *bench) watch() (func(), error) {
 }
 
 // startBroker starts kontext mcp --toolsets apps and connects to its stdio
-// in the legacy era. Its stderr (the audit lines among it) is kept, not
-// printed.
-func (b *bench) startBroker() error {
+// in era. Its stderr (the audit lines among it) is kept, not printed.
+func (b *bench) startBroker(era mcp.Era) error {
 	cmd := exec.Command(b.kontext, "mcp", "--toolsets", "apps", "--log-level", "warn")
 	cmd.Env = append(os.Environ(), "APPCONTEXT_RUNTIME_DIR="+b.rt, "KONTEXT_CONFIG_DIR="+filepath.Join(b.tmp, "config"))
 	cmd.Dir = b.tmp
@@ -263,10 +329,14 @@ func (b *bench) startBroker() error {
 		return fmt.Errorf("starting kontext: %w", err)
 	}
 	b.broker = cmd
+	b.mu.Lock()
+	b.updated = map[string]chan time.Time{}
+	b.mu.Unlock()
+	drain(b.toolsChanged)
 	ctx, cancel := b.ctx()
 	defer cancel()
 	c, err := mcp.Connect(ctx, &pipes{stdin, stdout}, mcp.ClientOptions{
-		Info: mcp.Implementation{Name: "appsbench", Version: "1"}, Era: mcp.EraLegacy,
+		Info: mcp.Implementation{Name: "appsbench", Version: "1"}, Era: era,
 		OnNotification: b.notification,
 	})
 	if err != nil {
@@ -550,7 +620,7 @@ func (l listing) tools() ([]protocol.Tool, error) {
 }
 
 // toolsList times tools/list, every page, with all the typed tools listed.
-func (b *bench) toolsList(r *report) error {
+func (b *bench) toolsList(r *series) error {
 	ctx, cancel := b.ctx()
 	defer cancel()
 	for range b.cfg.warmup {
@@ -637,7 +707,7 @@ func (b *bench) change(ctx context.Context, a *app, text string, wait time.Durat
 // updates subscribes to every instance's state through the broker, makes
 // sure each subscription reached the application, then times changes
 // round robin.
-func (b *bench) updates(r *report) error {
+func (b *bench) updates(r *series) error {
 	ctx, cancel := b.ctx()
 	defer cancel()
 	apps := b.started()
@@ -663,13 +733,16 @@ func (b *bench) updates(r *report) error {
 	// The broker follows downstream in the background: change each
 	// instance until an update comes through, untimed.
 	for _, a := range apps {
-		for {
+		for try := 1; ; try++ {
 			_, ok, err := b.change(ctx, a, "warm-up", 250*time.Millisecond)
 			if err != nil {
 				return err
 			}
 			if ok {
 				break
+			}
+			if try == 20 {
+				return fmt.Errorf("no resources/updated of %s after %d changes", a.stateURI, try)
 			}
 		}
 	}
@@ -691,13 +764,14 @@ func (b *bench) updates(r *report) error {
 
 // calls times the same read-only call directly and brokered, interleaved
 // (which goes first alternates) and round robin over the instances.
-func (b *bench) calls(r *report) error {
+func (b *bench) calls(total *report, r *series) error {
 	ctx, cancel := b.ctx()
 	defer cancel()
 	apps := b.started()
 	if err := b.connectDirect(apps); err != nil {
 		return err
 	}
+	r.DirectEra = eraOf(apps[0].direct)
 	empty := map[string]any{}
 	direct := func(a *app) (time.Duration, error) {
 		start := time.Now()
@@ -715,7 +789,9 @@ func (b *bench) calls(r *report) error {
 		start := time.Now()
 		res, err := b.client.CallTool(ctx, a.list, empty)
 		d := time.Since(start)
-		r.BrokeredCalls++
+		if total != nil {
+			total.BrokeredCalls++
+		}
 		if err == nil && res.IsError != nil && *res.IsError {
 			err = errors.New(content(res))
 		}
@@ -847,10 +923,11 @@ func (b *bench) stop(a *app) error {
 	return nil
 }
 
-// stopAll ends the broker and every application still running.
-func (b *bench) stopAll() {
+// stopBroker ends the broker: its stdin closed, killed after a while.
+func (b *bench) stopBroker() {
 	if b.client != nil {
 		_ = b.client.Close()
+		b.client = nil
 	}
 	if b.broker != nil {
 		done := make(chan struct{})
@@ -861,7 +938,13 @@ func (b *bench) stopAll() {
 			_ = b.broker.Process.Kill()
 			<-done
 		}
+		b.broker = nil
 	}
+}
+
+// stopAll ends the broker and every application still running.
+func (b *bench) stopAll() {
+	b.stopBroker()
 	var wg sync.WaitGroup
 	for _, a := range b.started() {
 		wg.Add(1)

@@ -50,6 +50,7 @@ type config struct {
 	calls     int // timed calls, each way
 	joins     int // runs of one more instance joining
 	warmup    int
+	modern    bool          // measure again through a broker spoken to in 2026-07-28
 	timeout   time.Duration // bounds every wait
 	kontext   string        // prebuilt binaries ("" builds them)
 	notes     string
@@ -64,6 +65,7 @@ func main() {
 	flag.IntVar(&cfg.calls, "calls", 500, "timed list_notes calls each way (direct and brokered), interleaved")
 	flag.IntVar(&cfg.joins, "joins", 5, "runs of one more instance joining and leaving the others")
 	flag.IntVar(&cfg.warmup, "warmup", 20, "untimed requests before each timed series")
+	flag.BoolVar(&cfg.modern, "modern", true, "measure tools/list, updates and calls again through a second broker spoken to in 2026-07-28")
 	flag.DurationVar(&cfg.timeout, "timeout", time.Minute, "longest any one wait may take before the bench gives up")
 	flag.StringVar(&cfg.kontext, "kontext", "", "the kontext binary (default: build ./cmd/kontext)")
 	flag.StringVar(&cfg.notes, "notes", "", "the examples/notes binary (default: build ./examples/notes)")
@@ -84,33 +86,52 @@ func main() {
 // printReport prints the figures as the other benches do: one row per
 // measurement, p50 and p99 (and max where the tail matters), then ratios.
 func printReport(w io.Writer, cfg config, r *report, loadBefore, loadAfter string) {
-	fmt.Fprintf(w, "\nappsbench: %d examples/notes processes under kontext mcp --toolsets apps (stdio, %s era)\n", r.Instances, r.ClientEra)
+	fmt.Fprintf(w, "\nappsbench: %d examples/notes processes under kontext mcp --toolsets apps, its client on stdio\n", r.Instances)
 	fmt.Fprintf(w, "go %s, %d CPUs, %s before, %s after\n\n", runtime.Version(), runtime.NumCPU(), loadBefore, loadAfter)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "\tn\tp50\tp99\tmax\t")
 	row := func(label string, ds []time.Duration) {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t\n", label, len(ds), measure.Ms(measure.Pct(ds, 50)), measure.Ms(measure.Pct(ds, 99)), measure.Ms(measure.Pct(ds, 100)))
 	}
+	skipped := func(label string) { fmt.Fprintf(tw, "%s\t-\tnot measured\t\t\t\n", label) }
 	row(fmt.Sprintf("manifest → typed tools listed, %d started at once", r.Instances), r.Discovery)
 	if len(r.Join) > 0 {
 		row(fmt.Sprintf("manifest → typed tools listed, 1 joining %d", r.Instances), r.Join)
 		row(fmt.Sprintf("manifest removed → typed tools gone, 1 leaving %d", r.Instances), r.Leave)
 	}
-	row(fmt.Sprintf("tools/list, %d tools in %d pages", r.Tools, r.Pages), r.ToolsList)
-	row("state change → resources/updated", r.Updated)
-	row(fmt.Sprintf("list_notes direct (HTTP, %s)", r.DirectEra), r.Direct)
-	row("list_notes brokered (typed tool)", r.Brokered)
+	eras := []*series{&r.Legacy}
+	if r.Modern != nil {
+		eras = append(eras, r.Modern)
+	}
+	for _, s := range eras {
+		era := s.ClientEra + ": "
+		row(era+fmt.Sprintf("tools/list, %d tools in %d pages", s.Tools, s.Pages), s.ToolsList)
+		if s.UpdatedSkipped != "" {
+			skipped(era + "state change → resources/updated")
+		} else {
+			row(era+"state change → resources/updated", s.Updated)
+		}
+		row(era+fmt.Sprintf("list_notes direct (HTTP, %s)", s.DirectEra), s.Direct)
+		row(era+"list_notes brokered (typed tool)", s.Brokered)
+	}
 	tw.Flush()
 
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "  all %d instances: first launch → last listed %s; first manifest → last listed %s\n", r.Instances, measure.Ms(r.LaunchToAll), measure.Ms(r.ManifestToAll))
-	fmt.Fprintf(w, "  tools/list answer: %s over %d pages (%d typed tools of %d instances, plus the stable ones)\n", formatBytes(r.ListBytes), r.Pages, r.Typed, r.Instances)
 	fmt.Fprintf(w, "  discovery lists: %d after notifications/tools/list_changed, %d by the %s fallback poll; %d listed again\n  from the start for a cursor gone stale (the list changed between pages)\n", r.ListsNotified, r.ListsPolled, fallbackPoll, r.StaleCursors)
 	fmt.Fprintf(w, "  state changes: add_note called directly on the application (it publishes notes and count), timed to the first\n  resources/updated of its …/state at the broker's client\n")
-	d50, b50 := measure.Pct(r.Direct, 50), measure.Pct(r.Brokered, 50)
-	fmt.Fprintf(w, "  ratio brokered/direct call p50: %.2f× (the broker adds %s)\n", measure.Ratio(float64(b50), float64(d50)), measure.Ms(b50-d50))
-	fmt.Fprintf(w, "  tools/list p50 per listed tool: %s\n", formatMicros(measure.Pct(r.ToolsList, 50), r.Tools))
-	fmt.Fprintf(w, "  broker peak RSS (VmHWM): %s; %d audit lines for %d brokered calls\n", formatKiB(r.BrokerRSSKiB), r.AuditLines, r.BrokeredCalls)
+	for _, s := range eras {
+		d50, b50 := measure.Pct(s.Direct, 50), measure.Pct(s.Brokered, 50)
+		fmt.Fprintf(w, "  %s: tools/list answer %s (%d typed tools, plus the stable ones), p50 %s per listed tool\n", s.ClientEra, formatBytes(s.ListBytes), s.Typed, formatMicros(measure.Pct(s.ToolsList, 50), s.Tools))
+		fmt.Fprintf(w, "  %s: ratio brokered/direct call p50 %.2f× (the broker adds %s)\n", s.ClientEra, measure.Ratio(float64(b50), float64(d50)), measure.Ms(b50-d50))
+		if s.UpdatedSkipped != "" {
+			fmt.Fprintf(w, "  %s: resources/updated NOT MEASURED: %s\n", s.ClientEra, s.UpdatedSkipped)
+		}
+	}
+	if r.ModernSkipped != "" {
+		fmt.Fprintf(w, "  2026-07-28 NOT MEASURED: %s\n", r.ModernSkipped)
+	}
+	fmt.Fprintf(w, "  legacy broker peak RSS (VmHWM): %s; %d audit lines for %d brokered calls\n", formatKiB(r.BrokerRSSKiB), r.AuditLines, r.BrokeredCalls)
 }
 
 func formatBytes(n int) string {

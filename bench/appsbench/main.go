@@ -23,10 +23,15 @@
 // applications and the broker at a temporary runtime folder.
 //
 // The client is kontext's own (internal/mcp) over the broker's stdio, in
-// the legacy era (initialize, resources/subscribe); the broker reaches the
-// applications over streamable HTTP in whichever era they negotiate (the
-// direct calls negotiate the same way, so both sides of the overhead ratio
-// speak alike to the application). Nothing here asserts a time: the bench
+// the legacy era (initialize, resources/subscribe); with -modern (the
+// default) a second broker, started once the first has gone, is measured
+// again in 2026-07-28 (subscriptions/listen) for tools/list, updates and
+// calls. The broker reaches the applications over streamable HTTP in
+// whichever era they negotiate (the direct calls negotiate the same way,
+// so both sides of the overhead ratio speak alike to the application). A
+// tools/list cursor gone stale while instances appear is listed again from
+// the start, as the server asks; the timed tools/list decodes only the
+// cursor, the client's decoding of the tools is left out. Nothing here asserts a time: the bench
 // fails only when it cannot measure.
 package main
 

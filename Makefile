@@ -83,6 +83,7 @@ bench: interop-deps
 	$(GO) run ./bench/knowledgebench
 	$(GO) run ./bench/hookbench
 	$(GO) run ./bench/initbench
+	$(GO) run ./bench/appsbench
 
 clean:
 	rm -rf $(BIN) $(NPM_DIR)/node_modules $(CONFORMANCE_DIR)/node_modules

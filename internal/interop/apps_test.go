@@ -1044,3 +1044,41 @@ func TestAppsApplicationLibrary(t *testing.T) {
 	}
 	b.finish(t)
 }
+
+// appsScriptChecks are the checks testdata/node/apps-check.mjs must report.
+var appsScriptChecks = []string{
+	"handshake", "stable tools before any application", "discovery: an application started after the broker",
+	"typed and stable calls", "state subscription and resources/updated",
+}
+
+// TestAppsTypeScriptSDK drives the broker with the TypeScript SDK: v1 in
+// 2025-11-25, v2 in 2026-07-28. Discovery of an application started after
+// the broker, typed and stable calls, a state subscription; every message
+// the broker wrote validated against the official schema.
+func TestAppsTypeScriptSDK(t *testing.T) {
+	requireSetup(t)
+	node, dir := npmDir(t)
+	for _, c := range []struct{ sdk, revision string }{{"v1", "2025-11-25"}, {"v2", "2026-07-28"}} {
+		t.Run(c.sdk, func(t *testing.T) {
+			traces := t.TempDir()
+			rt := t.TempDir()
+			t.Setenv("KONTEXT_CONFIG_DIR", t.TempDir())
+			checks := runChecks(t, node, dir, "apps-check.mjs", []string{kontextBin, notesBin, rt, c.sdk}, traceFile(traces, "kontext"), appsScriptChecks)
+			if checks == nil {
+				return
+			}
+			logs := readTraces(t, tracesIn(t, traces))
+			t.Run("wire", func(t *testing.T) {
+				checkPairing(t, logs)
+				for _, l := range logs {
+					for _, r := range l.Requests {
+						if r.Revision != c.revision {
+							t.Errorf("%s was served as %s, want %s", r.Method, r.Revision, c.revision)
+						}
+					}
+				}
+			})
+			t.Run("schema", func(t *testing.T) { validateWire(t, logs) })
+		})
+	}
+}

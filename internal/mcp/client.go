@@ -417,18 +417,38 @@ func (c *Client) Ping(ctx context.Context) error {
 
 // ListTools lists every tool, following cursors.
 func (c *Client) ListTools(ctx context.Context) ([]protocol.Tool, error) {
-	var all []protocol.Tool
-	var cursor *string
-	for {
-		var res protocol.ListToolsResult
-		if err := c.call(ctx, "tools/list", cursorParams(cursor), &res); err != nil {
-			return nil, err
+	return listAll(ctx, c, "tools/list", func(r *protocol.ListToolsResult) ([]protocol.Tool, *string) { return r.Tools, r.NextCursor })
+}
+
+// listAgain bounds how often a list starts over because a cursor went
+// stale under it.
+const listAgain = 3
+
+// listAll follows a list method's cursors. A server may refuse a cursor
+// (-32602) when its list changed between pages, as kontext's does: the
+// list then starts over, so a caller sees one consistent list, not pages
+// of two.
+func listAll[R any, T any](ctx context.Context, c *Client, method string, page func(*R) ([]T, *string)) ([]T, error) {
+	for attempt := 0; ; attempt++ {
+		var all []T
+		var cursor *string
+		for {
+			var res R
+			err := c.call(ctx, method, cursorParams(cursor), &res)
+			var rpcErr *jsonrpc2.Error
+			if err != nil && cursor != nil && attempt < listAgain && errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc2.CodeInvalidParams {
+				break
+			}
+			if err != nil {
+				return nil, err
+			}
+			items, next := page(&res)
+			all = append(all, items...)
+			if next == nil {
+				return all, nil
+			}
+			cursor = next
 		}
-		all = append(all, res.Tools...)
-		if res.NextCursor == nil {
-			return all, nil
-		}
-		cursor = res.NextCursor
 	}
 }
 
@@ -478,19 +498,7 @@ func (c *Client) CallToolWithProgress(ctx context.Context, name string, args any
 
 // ListResources lists every resource, following cursors.
 func (c *Client) ListResources(ctx context.Context) ([]protocol.Resource, error) {
-	var all []protocol.Resource
-	var cursor *string
-	for {
-		var res protocol.ListResourcesResult
-		if err := c.call(ctx, "resources/list", cursorParams(cursor), &res); err != nil {
-			return nil, err
-		}
-		all = append(all, res.Resources...)
-		if res.NextCursor == nil {
-			return all, nil
-		}
-		cursor = res.NextCursor
-	}
+	return listAll(ctx, c, "resources/list", func(r *protocol.ListResourcesResult) ([]protocol.Resource, *string) { return r.Resources, r.NextCursor })
 }
 
 // ReadResource reads a resource.

@@ -97,24 +97,30 @@ func (s *stream) Read(p []byte) (int, error) {
 			// session as the end of stdin does.
 			return 0, io.EOF
 		}
-		msg = bytes.TrimSpace(msg)
-		if len(msg) == 0 {
-			continue
-		}
-		if bytes.IndexByte(msg, '\n') >= 0 {
-			// A pretty-printed message is still one message.
-			var compact bytes.Buffer
-			if json.Compact(&compact, msg) == nil {
-				msg = compact.Bytes()
-			} else {
-				msg = bytes.ReplaceAll(msg, []byte("\n"), []byte(" "))
-			}
-		}
-		s.pending = append(msg, '\n')
+		s.pending = frameLine(msg)
 	}
 	n := copy(p, s.pending)
 	s.pending = s.pending[n:]
 	return n, nil
+}
+
+// frameLine is one frame as one line for the line framing (nil for an
+// empty frame, which is skipped): a pretty-printed message is still one
+// message, so its newlines go.
+func frameLine(msg []byte) []byte {
+	msg = bytes.TrimSpace(msg)
+	if len(msg) == 0 {
+		return nil
+	}
+	if bytes.IndexByte(msg, '\n') >= 0 {
+		var compact bytes.Buffer
+		if json.Compact(&compact, msg) == nil {
+			msg = compact.Bytes()
+		} else {
+			msg = bytes.ReplaceAll(msg, []byte("\n"), []byte(" "))
+		}
+	}
+	return append(msg, '\n')
 }
 
 func (s *stream) Write(p []byte) (int, error) {

@@ -85,3 +85,37 @@ func TestDigestCoversTheWholeSurface(t *testing.T) {
 		}
 	}
 }
+
+// Whatever an application calls itself and its actions, a typed name is
+// made of [A-Za-z0-9_-], within budget, and ends in the whole digest.
+func FuzzToolName(f *testing.F) {
+	f.Add("dev.kontext.notes", "add_note", 10, DefaultNameBudget)
+	f.Add("", "", 10, MinNameBudget)
+	f.Add("✓.✓", strings.Repeat("zápisník_", 40), 13, MinNameBudget)
+	f.Add("a.b.c.", "__--__", 52, MaxNameBudget)
+	f.Fuzz(func(t *testing.T, appID, action string, n, budget int) {
+		budget = MinNameBudget + abs(budget)%(MaxNameBudget-MinNameBudget+1)
+		// The digest's lengths assignNames uses: 10 characters, lengthened
+		// by collisions up to the whole 52 or what the budget leaves.
+		maxDigest := min(52, budget-4)
+		n = digestLen + abs(n)%(maxDigest-digestLen+1)
+		sum := sha256.Sum256([]byte(appID + "\x00" + action))
+		name := toolName(appSlug(appID), action, sum, n, budget)
+		if !validName.MatchString(name) || len(name) > budget {
+			t.Fatalf("toolName(%q, %q, n=%d, budget=%d) = %q", appID, action, n, budget, name)
+		}
+		if d := digestEncoding.EncodeToString(sum[:])[:n]; !strings.HasSuffix(name, "_"+d) {
+			t.Fatalf("%q does not end in the digest %q", name, d)
+		}
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		if n == -n { // the smallest int
+			return 0
+		}
+		return -n
+	}
+	return n
+}

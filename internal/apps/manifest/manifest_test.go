@@ -113,3 +113,32 @@ func TestLive(t *testing.T) {
 		t.Fatal("a finished process is live")
 	}
 }
+
+// A manifest is whatever some process wrote: no bytes make Parse panic,
+// and what it accepts names a loopback endpoint.
+func FuzzParse(f *testing.F) {
+	doc := map[string]any{
+		"profile": appcontext.ProfileVersion, "appId": "dev.kontext.notes", "appName": "Notes", "appVersion": "1.0.0",
+		"instanceId": id, "pid": 1, "processStart": "1", "startedAt": "2026-12-04T00:00:00Z", "workspaces": []string{"/tmp"},
+		"mcp": map[string]any{"transport": "streamable-http", "url": "http://127.0.0.1:4000/mcp",
+			"protocolVersions": []string{"2025-11-25"}, "auth": map[string]any{"scheme": "bearer", "token": strings.Repeat("ab", 32)}},
+	}
+	b, _ := json.Marshal(doc)
+	f.Add(b)
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`{"instanceId":"x","mcp":{"url":"http://[::1]:1/mcp"}}`))
+	f.Add([]byte(`{"websocket":{"url":"ws://127.0.0.1:1/ws"}}`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		m, err := Parse(filepath.Join("instances", id+".json"), raw)
+		if err != nil {
+			return
+		}
+		if m == nil || m.InstanceID != id {
+			t.Fatalf("accepted %q as %+v", raw, m)
+		}
+		if CheckEndpoint(m) != nil {
+			t.Fatalf("accepted %q, whose endpoint fails its own check", raw)
+		}
+	})
+}

@@ -19,6 +19,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/kontext-dev/kontext/internal/apps/journal"
 	"github.com/kontext-dev/kontext/internal/mcp"
@@ -101,7 +103,6 @@ type App struct {
 	prefix     string
 
 	mu       sync.Mutex
-	actions  map[string]Action
 	state    map[string]json.RawMessage
 	manifest *Manifest
 	path     string
@@ -135,7 +136,7 @@ func New(opts Options) (*App, error) {
 	}
 	a := &App{
 		opts: opts, instanceID: newInstanceID(), token: newToken(), log: log,
-		actions: map[string]Action{}, state: map[string]json.RawMessage{}, events: journal.New(),
+		state: map[string]json.RawMessage{}, events: journal.New(),
 	}
 	a.prefix = "appcontext://apps/" + url.PathEscape(opts.AppID) + "/" + url.PathEscape(a.instanceID) + "/"
 	events := opts.Events
@@ -240,6 +241,9 @@ func (a *App) Register(act Action) error {
 	if act.Name == "" {
 		return errors.New("appcontext: an action needs a name")
 	}
+	if err := checkActionName(act.Name); err != nil {
+		return err
+	}
 	if act.Handler == nil {
 		return fmt.Errorf("appcontext: action %s has no handler", act.Name)
 	}
@@ -262,16 +266,26 @@ func (a *App) Register(act Action) error {
 	if len(act.OutputSchema) > 0 && !json.Valid(act.OutputSchema) {
 		return fmt.Errorf("appcontext: action %s: the output schema is not JSON", act.Name)
 	}
-	tool := a.tool(act)
-	a.mu.Lock()
-	_, again := a.actions[act.Name]
-	a.actions[act.Name] = act
-	a.mu.Unlock()
-	var remove []string
-	if again {
-		remove = []string{act.Name}
+	// Removing the name whether or not it is served makes a registration
+	// one step of the server's: two concurrent first registrations of a
+	// name are two registrations, not a "defined twice" error.
+	return a.srv.ReplaceTools([]string{act.Name}, []*mcp.Tool{a.tool(act)})
+}
+
+// checkActionName refuses the names a client could not show or send
+// back as given: not UTF-8 (JSON would rewrite it), control characters,
+// surrounding or only white space. Any other name is kept, however long:
+// a broker shortens it for its typed tool.
+func checkActionName(name string) error {
+	switch {
+	case !utf8.ValidString(name):
+		return fmt.Errorf("appcontext: action name %q is not UTF-8", name)
+	case strings.IndexFunc(name, unicode.IsControl) >= 0:
+		return fmt.Errorf("appcontext: action name %q holds a control character", name)
+	case strings.TrimSpace(name) != name:
+		return fmt.Errorf("appcontext: action name %q starts or ends with white space", name)
 	}
-	return a.srv.ReplaceTools(remove, []*mcp.Tool{tool})
+	return nil
 }
 
 func (a *App) tool(act Action) *mcp.Tool {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"net/url"
 	"slices"
 	"sort"
 	"strconv"
@@ -34,11 +35,13 @@ func compileInputSchema(name string, schema []byte) (*argumentValidator, error) 
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
-	url := "kontext:///tools/" + name + "/input.json"
-	if err := c.AddResource(url, doc); err != nil {
+	// The name is escaped: a tool named "a#b" or "50%off" must not turn
+	// the schema's location into a fragment or a broken escape.
+	loc := "kontext:///tools/" + url.PathEscape(name) + "/input.json"
+	if err := c.AddResource(loc, doc); err != nil {
 		return nil, fmt.Errorf("tool %s: %w", name, err)
 	}
-	compiled, err := c.Compile(url)
+	compiled, err := c.Compile(loc)
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: input schema does not compile: %w", name, err)
 	}

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sourcegraph/jsonrpc2"
+
 	"github.com/kontext-dev/kontext/gen/protocol"
 	"github.com/kontext-dev/kontext/internal/mcp"
 	"github.com/kontext-dev/kontext/internal/mcp/proxy"
@@ -67,6 +69,8 @@ type Options struct {
 	// Cooldown after a failure (DefaultCooldown when 0).
 	Cooldown   time.Duration
 	ClientInfo mcp.Implementation
+	// Era is how MCP adapters are negotiated with (mcp.EraAuto when empty).
+	Era mcp.Era
 	// HTTPClient makes the http driver's requests (a default client when nil).
 	HTTPClient *http.Client
 	Logger     *slog.Logger
@@ -744,18 +748,38 @@ func (rt *runtime) failed(op string, err error, ctx context.Context) error {
 		msg = fmt.Sprintf("no answer within %s", rt.def.OpTimeout(op).Round(time.Millisecond))
 	}
 	rt.mu.Lock()
+	s := rt.sess
+	rt.mu.Unlock()
 	var tailText string
-	if s := rt.sess; s != nil {
-		select {
-		case <-s.client.Done():
+	if s != nil {
+		// A call that failed because the connection closed races the
+		// client noticing; wait a moment so a crash is named as one.
+		dead := false
+		if errors.Is(err, jsonrpc2.ErrClosed) || errors.Is(err, io.EOF) {
+			select {
+			case <-s.client.Done():
+				dead = true
+			case <-time.After(time.Second):
+			}
+		} else {
+			select {
+			case <-s.client.Done():
+				dead = true
+			default:
+			}
+		}
+		if dead {
 			tailText = s.stderr.String()
-			rt.sess = nil
-			rt.running = false
+			msg = "the server exited during the call"
+			rt.mu.Lock()
+			if rt.sess == s {
+				rt.sess, rt.running = nil, false
+			}
+			rt.mu.Unlock()
 			go s.mount.Close()
-			msg += " (the server exited)"
-		default:
 		}
 	}
+	rt.mu.Lock()
 	if tailText != "" {
 		msg += ": " + lastLine(tailText)
 	}
@@ -868,7 +892,7 @@ func (rt *runtime) connect(ctx context.Context) (*mcpSession, error) {
 		},
 		Logger: rt.m.log,
 	})
-	copts := mcp.ClientOptions{Info: rt.m.opts.ClientInfo, Root: rt.m.opts.Root, OnNotification: mount.Notify, Logger: rt.m.log}
+	copts := mcp.ClientOptions{Info: rt.m.opts.ClientInfo, Root: rt.m.opts.Root, Era: rt.m.opts.Era, OnNotification: mount.Notify, Logger: rt.m.log}
 	s := &mcpSession{mount: mount, stderr: &tail{max: 4096}}
 	var c *mcp.Client
 	if d.URL != "" {

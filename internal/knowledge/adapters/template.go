@@ -127,10 +127,10 @@ func parseExpr(s string) (*expr, error) {
 	for _, p := range parts[1:] {
 		name, arg, _ := strings.Cut(strings.TrimLeft(p, " "), ":")
 		name = strings.TrimSpace(name)
+		// A join separator is kept as written ("join:, "): its spaces
+		// are the point.
 		if name != "join" {
 			arg = strings.TrimSpace(arg)
-		} else if t := strings.TrimRight(arg, " "); t != "" {
-			arg = t
 		}
 		if !knownFilters[name] {
 			return nil, fmt.Errorf("unknown filter %q", name)

@@ -75,6 +75,9 @@ type Options struct {
 	HTTPClient *http.Client
 	Logger     *slog.Logger
 	Now        func() time.Time
+	// StateDir, when set, is where the adapters' states are kept for
+	// kontext adapters list in other processes (see ReadLive).
+	StateDir string
 }
 
 // Manager runs the adapters of one repository for one kontext process:
@@ -86,6 +89,9 @@ type Manager struct {
 	mu       sync.Mutex
 	adapters map[string]*runtime
 	closed   bool
+
+	liveMu   sync.Mutex
+	liveLast []byte
 }
 
 // NewManager returns a manager with no adapters; Configure gives it some.
@@ -135,6 +141,7 @@ func (m *Manager) Configure(defs []*Definition) {
 	for _, rt := range stop {
 		rt.close()
 	}
+	m.persist()
 }
 
 // SetTrust replaces the trust the manager consults (after kontext trust).
@@ -343,6 +350,20 @@ func (m *Manager) Brief(ctx context.Context, name string, focus []string, budget
 	return text, nil
 }
 
+// CallOp runs any op of an adapter without inputs (health, or one of its
+// own) and returns its text answer.
+func (m *Manager) CallOp(ctx context.Context, name, op string) (string, error) {
+	rt, err := m.get(name)
+	if err != nil {
+		return "", err
+	}
+	payload, _, err := rt.run(ctx, op, rt.def.Ops[op], scope{})
+	if err != nil {
+		return "", err
+	}
+	return rt.sec.Redact(textOf(payload, rt.def.Ops[op])), nil
+}
+
 // Owner is the adapter whose read op owns uri ("" when none does).
 func (m *Manager) Owner(uri string) string {
 	for _, rt := range m.runtimes() {
@@ -525,6 +546,7 @@ func (m *Manager) Close() error {
 	for _, rt := range rts {
 		rt.close()
 	}
+	m.removeLive()
 	return nil
 }
 
@@ -736,6 +758,7 @@ func (rt *runtime) succeeded() {
 	rt.mu.Lock()
 	rt.lastErr, rt.running = "", true
 	rt.mu.Unlock()
+	rt.m.persist()
 }
 
 // failed records a failure (unless the caller gave up), starts the
@@ -791,6 +814,7 @@ func (rt *runtime) failed(op string, err error, ctx context.Context) error {
 	rt.mu.Unlock()
 	if !cancelled {
 		rt.m.log.Warn("adapter failed", "adapter", rt.def.Name, "op", op, "error", msg)
+		rt.m.persist()
 	}
 	return &OpError{Adapter: rt.def.Name, Op: op, Message: msg, Timeout: timeout}
 }
@@ -872,6 +896,7 @@ func (rt *runtime) start(done chan struct{}) {
 	}
 	rt.mu.Unlock()
 	close(done)
+	rt.m.persist()
 }
 
 // connect starts the MCP server (or opens the HTTP session), and mounts it

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kontext-dev/kontext/internal/knowledge/index"
 	"github.com/kontext-dev/kontext/internal/mcp"
 )
 
@@ -170,5 +171,38 @@ func TestBindArgs(t *testing.T) {
 	hist := bindArgs(OpHistory, json.RawMessage(`{"properties":{"file_path":{"type":"string"},"k":{"type":"number"}}}`), scope{"target": "a.go:3", "limit": 2}, nil)
 	if !reflect.DeepEqual(hist, map[string]any{"file_path": "a.go:3", "k": 2}) {
 		t.Fatalf("history bound %#v", hist)
+	}
+}
+
+func TestFuseByWeightedReciprocalRank(t *testing.T) {
+	local := []index.Hit{
+		{Doc: index.Doc{URI: "kx:2026-01-01-postgres", Source: "local", Title: "Orders live in Postgres"}, Snippet: "never Redis"},
+		{Doc: index.Doc{URI: "file:README.md#Setup", Source: "local", Title: "Setup"}, Snippet: "make"},
+	}
+	mem := AsIndexHits([]Hit{
+		{Adapter: "memory", Title: "Billing", Snippet: "moved to Postgres", URI: "memory://billing"},
+		{Adapter: "memory", Title: "copy", Snippet: "of the local entry", URI: "notes://team/2026-01-01-postgres"},
+		{Adapter: "memory", Title: "Orders live in Postgres", Snippet: "never Redis", URI: "memory://dup"},
+		{Adapter: "memory", Title: "Setup", Snippet: "make", URI: ""},
+		{Adapter: "memory", Title: "Ada", Snippet: "owns billing"},
+	})
+	got := Fuse(10, Ranked{"local", LocalWeight, local}, Ranked{"memory", 0.9, mem})
+	var titles []string
+	for _, h := range got {
+		titles = append(titles, h.Source+":"+h.Title)
+	}
+	// 1/9 (local 0) > 0.9/9 (memory 0) > 1/10 (local 1)? 0.1 = 0.1: the
+	// earlier list wins the tie.
+	want := "local:Orders live in Postgres,local:Setup,memory:Billing,memory:Ada"
+	if strings.Join(titles, ",") != want {
+		t.Fatalf("fused %s\nwant  %s", strings.Join(titles, ","), want)
+	}
+	if got[0].Score <= got[1].Score || got[1].Score < got[2].Score {
+		t.Fatalf("scores not descending: %+v", got)
+	}
+	// A heavier adapter outranks local results.
+	got = Fuse(1, Ranked{"local", LocalWeight, local}, Ranked{"memory", 2, mem})
+	if len(got) != 1 || got[0].Source != "memory" {
+		t.Fatalf("weight 2: %+v", got)
 	}
 }

@@ -48,7 +48,7 @@ func Knowledge() kcli.ToolsetFactory {
 			{Name: "inbox", Tool: "ctx_inbox", Usage: "list, show, promote or drop captured candidates"},
 			{Name: "prepare-commit", Tool: "ctx_prepare_commit", Usage: "promote and drop candidates, stage the knowledge, report on the change"},
 		},
-		Commands: append([]*cli.Command{settingsCommand(), checkCommand(), statusCommand(), hooksCommand()}, bootstrapCommands()...),
+		Commands: append([]*cli.Command{settingsCommand(), checkCommand(), statusCommand(), hooksCommand(), adaptersCommand(), trustCommand()}, bootstrapCommands()...),
 		Args: map[string][]kcli.Arg{
 			"hooks run": {{Values: func() []string { return hooks.Names }}},
 		},

@@ -20,6 +20,7 @@ import (
 
 	"github.com/kontext-dev/kontext/internal/fsroot"
 	"github.com/kontext-dev/kontext/internal/git"
+	"github.com/kontext-dev/kontext/internal/knowledge/adapters"
 	"github.com/kontext-dev/kontext/internal/knowledge/config"
 	"github.com/kontext-dev/kontext/internal/knowledge/index"
 	"github.com/kontext-dev/kontext/internal/knowledge/local"
@@ -49,6 +50,13 @@ type Service struct {
 	// bound, for tests that need the ranked answer).
 	ranking  moduleRanking
 	RankWait time.Duration
+
+	// adapters run for the whole process, shared by its sessions; the
+	// stamp is of the configuration and trust file they were set up from.
+	adaptersMu    sync.Mutex
+	adapters      *adapters.Manager
+	adaptersStamp string
+	adaptersErr   error
 }
 
 // Opened is the repository state a configuration was loaded for.
@@ -324,8 +332,9 @@ type entryCache struct {
 	errors   int
 }
 
-// Close releases the index and the watch.
+// Close releases the index and the watch, and stops the adapters.
 func (s *Service) Close() error {
+	s.closeAdapters()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.repo != nil {

@@ -98,10 +98,10 @@ func Status(ctx context.Context, dir string) (string, error) {
 		return "", err
 	}
 	defer svc.Close()
-	return o.status(ctx), nil
+	return o.status(ctx, svc.Getenv), nil
 }
 
-func (o *Opened) status(ctx context.Context) string {
+func (o *Opened) status(ctx context.Context, getenv func(string) string) string {
 	var b strings.Builder
 	branch := o.State.Branch
 	if branch == "" {
@@ -153,6 +153,10 @@ func (o *Opened) status(ctx context.Context) string {
 			}
 			row("Problems", text)
 		}
+	}
+
+	if text := o.adaptersRow(getenv); text != "" {
+		row("Adapters", text)
 	}
 
 	if st, err := o.hookStatus(ctx); err != nil {

@@ -124,6 +124,14 @@ func StartProcess(ctx context.Context, command string, args, env []string, opts 
 	if opts.Root != "" {
 		cmd.Dir = opts.Root
 	}
+	return StartCommand(ctx, cmd, opts)
+}
+
+// StartCommand starts a prepared command as a stdio MCP server and
+// connects to it: the caller chooses its directory, environment and where
+// its stderr goes (an adapter keeps it to explain a failure). Stdin and
+// stdout must be left unset.
+func StartCommand(ctx context.Context, cmd *exec.Cmd, opts ClientOptions) (*Client, error) {
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -133,7 +141,7 @@ func StartProcess(ctx context.Context, command string, args, env []string, opts 
 		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s: %w", command, err)
+		return nil, fmt.Errorf("starting %s: %w", filepath.Base(cmd.Path), err)
 	}
 	c, err := Connect(ctx, &processPipes{stdin, stdout}, opts)
 	if err != nil {

@@ -24,6 +24,10 @@ type HTTPOptions struct {
 	// Token is sent as a bearer token with every request. It is never
 	// logged.
 	Token string
+	// Headers are added to every request (an adapter's configured
+	// headers). Like Token they may hold secrets and are never logged;
+	// they cannot replace the transport's own headers.
+	Headers map[string]string
 	// Client makes the requests; when nil, a client with bounded connect
 	// and TLS handshake times (and no overall timeout, since streams are
 	// long) is used. Each call is bounded by its context.
@@ -747,6 +751,11 @@ func (s *httpStream) legacyHeaders(req *http.Request, session, version string) {
 }
 
 func (s *httpStream) authorize(req *http.Request) {
+	for k, v := range s.opts.Headers {
+		if req.Header.Get(k) == "" {
+			req.Header.Set(k, v)
+		}
+	}
 	if s.opts.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+s.opts.Token)
 	}

@@ -608,6 +608,25 @@ func (c *Config) Source(key string) (Source, bool) {
 	return s, ok
 }
 
+// SourcesUnder returns the sources of every effective value under a dotted
+// key ("adapters.notes"), the key itself included, sorted by key: which
+// layers a table's settings come from (an adapter that any layer of the
+// repository's shared file shaped needs the user's trust).
+func (c *Config) SourcesUnder(key string) []Source {
+	var keys []string
+	for k := range c.sources {
+		if k == key || strings.HasPrefix(k, key+".") {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	out := make([]Source, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, c.sources[k])
+	}
+	return out
+}
+
 // Value returns the effective raw value of a dotted key, or nil.
 func (c *Config) Value(key string) any { return lookup(c.merged, key) }
 

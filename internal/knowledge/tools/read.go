@@ -32,11 +32,47 @@ func (h *Handlers) CtxRead(ctx context.Context, in *spec.CtxReadInput) (*mcp.Too
 	if err != nil {
 		return nil, err
 	}
-	text, err := readURI(ctx, o, strings.TrimSpace(in.URI), int(in.Level))
+	uri := strings.TrimSpace(in.URI)
+	// A URI an adapter's read op owns is read there; every other one
+	// locally.
+	if scheme, _, ok := strings.Cut(uri, ":"); ok && !localScheme[scheme] && len(scheme) > 1 {
+		if m, _ := h.svc.Adapters(ctx); m != nil {
+			if name, text, owned, err := m.Read(ctx, uri, int(in.Level)); owned {
+				if err != nil {
+					return nil, err
+				}
+				return mcp.TextResult(clipRead(text, int(in.Level), name)), nil
+			}
+		}
+	}
+	text, err := readURI(ctx, o, uri, int(in.Level))
 	if err != nil {
 		return nil, err
 	}
 	return mcp.TextResult(text), nil
+}
+
+// localScheme are the URI schemes kontext reads itself.
+var localScheme = map[string]bool{"kx": true, "inbox": true, "file": true, "git": true}
+
+// clipRead holds an adapter's answer to the level's size.
+func clipRead(text string, level int, adapter string) string {
+	limit := overviewChars
+	switch level {
+	case levelLine:
+		line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+		return line
+	case levelWhole:
+		limit = wholeChars
+	}
+	if len(text) <= limit {
+		return text
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	return text[:cut] + fmt.Sprintf("\n\n(cut at %d characters: %s answered more)", cut, adapter)
 }
 
 // readURI reads what a URI names at a level.
@@ -68,6 +104,9 @@ func readURI(ctx context.Context, o *knowledge.Opened, uri string, level int) (s
 		return readFile(o, v, path, section, level)
 	case "git":
 		return readCommit(ctx, o, v, rest, level)
+	}
+	if len(o.Config.Adapters) > 0 {
+		return "", fmt.Errorf("no source reads %s: URIs (kx:, file:, git: and inbox: are local; no adapter's read op owns it)", scheme)
 	}
 	return "", fmt.Errorf("no source reads %s: URIs (kx:, file:, git: and inbox: are local; no adapter is configured)", scheme)
 }

@@ -947,8 +947,8 @@ func TestAppsApplicationLibrary(t *testing.T) {
 	long = string([]rune(long)[:300])
 	schema := json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"n":{"type":"integer"}}}`)
 	yes := true
-	cancelled := make(chan struct{})
-	var once sync.Once
+	// Each call of wait that ends by cancellation says so here.
+	cancelled := make(chan struct{}, 8)
 	for _, a := range []appcontext.Action{
 		{Name: long, Description: "An action with a long Unicode name.", InputSchema: schema, Annotations: appcontext.Annotations{ReadOnlyHint: &yes},
 			Handler: func(context.Context, json.RawMessage) (any, error) { return "long", nil }},
@@ -966,7 +966,7 @@ func TestAppsApplicationLibrary(t *testing.T) {
 		{Name: "wait", Description: "Waits until cancelled.", InputSchema: schema, Annotations: appcontext.Annotations{ReadOnlyHint: &yes},
 			Handler: func(ctx context.Context, _ json.RawMessage) (any, error) {
 				<-ctx.Done()
-				once.Do(func() { close(cancelled) })
+				cancelled <- struct{}{}
 				return nil, ctx.Err()
 			}},
 	} {
@@ -1027,8 +1027,6 @@ func TestAppsApplicationLibrary(t *testing.T) {
 		t.Fatalf("the application never saw the cancellation")
 	}
 	// The request timeout bounds a call the client does not cancel.
-	cancelled = make(chan struct{})
-	once = sync.Once{}
 	start := time.Now()
 	res, err := b.cs.CallTool(b.ctx, &mcp.CallToolParams{Name: typed["wait"].Name, Arguments: map[string]any{}})
 	if err == nil && !res.IsError {

@@ -123,7 +123,7 @@ func npmDir(t *testing.T) (node, dir string) {
 	if _, scanErr := fmt.Sscanf(string(out), "v%d.", &major); err != nil || scanErr != nil || major < 20 {
 		skipOrFail(t, "the interop suite needs Node 20 or later; %s --version says %q", node, strings.TrimSpace(string(out)))
 	}
-	for _, pkg := range []string{"sdk", "client", "server-everything"} {
+	for _, pkg := range []string{"sdk", "client", "server-everything", "server-memory"} {
 		if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", pkg, "package.json")); err != nil {
 			skipOrFail(t, "internal/interop/testdata/node/node_modules lacks @modelcontextprotocol/%s: run `make interop-deps` (npm ci --prefix internal/interop/testdata/node)", pkg)
 		}

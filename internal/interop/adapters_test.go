@@ -1,0 +1,102 @@
+// End-to-end tests of the knowledge toolset's adapters (seeds/004, the
+// original's adapter model): real third-party MCP servers from npm, run as
+// adapters by a real `kontext mcp`, driven by the official Go SDK, every
+// message kontext wrote validated against the official schema.
+package interop_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kontext-dev/kontext/internal/gittest"
+)
+
+// startKnowledge serves the knowledge toolset on repo with a user
+// configuration (which needs no trust) and connects the Go SDK to it.
+func startKnowledge(t *testing.T, repo, userConfig, traces string, env ...string) *mcp.ClientSession {
+	t.Helper()
+	cfg := t.TempDir()
+	if err := os.WriteFile(filepath.Join(cfg, "config.toml"), []byte(userConfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	cmd := exec.Command(kontextBin, "mcp", "--toolsets", "knowledge", "--root", repo)
+	cmd.Env = append(append(os.Environ(), "KONTEXT_TRACE="+traceFile(traces, "kontext"), "KONTEXT_CONFIG_DIR="+cfg), env...)
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	logOnFailure(t, "kontext mcp --toolsets knowledge", stderr)
+	client := mcp.NewClient(&mcp.Implementation{Name: "adapters-e2e", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+// @modelcontextprotocol/server-memory as a search source, configured with
+// nothing but its tool: its entities are found by ctx_search, fused with
+// the repository's own, and each hit line names its source.
+func TestAdaptersMemoryServerIsASearchSource(t *testing.T) {
+	node, dir := npmDir(t)
+	repo := gitRepo(t)
+	os.WriteFile(filepath.Join(repo, "README.md"), []byte("# Shop\n\nA shop that sells tea.\n\n## Invoices\n\nInvoices are sent nightly by the billing job.\n"), 0o644)
+	gittest.Run(t, repo, gittest.Ada(), "commit", "-q", "-am", "Invoices")
+	memory := filepath.Join(t.TempDir(), "memory.jsonl")
+	if err := os.WriteFile(memory, []byte(`{"type":"entity","name":"Invoices service","entityType":"service","observations":["Sends the invoices every night"]}`+"\n"+
+		`{"type":"entity","name":"Tea catalogue","entityType":"service","observations":["Lists the teas"]}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	server := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-memory", "dist", "index.js")
+	traces := t.TempDir()
+	cs := startKnowledge(t, repo, `[adapters.memory]
+driver = "mcp"
+command = [`+quote(node)+`, `+quote(server)+`]
+env = { MEMORY_FILE_PATH = `+quote(memory)+` }
+
+[adapters.memory.ops.search]
+tool = "search_nodes"
+`, traces)
+	ctx := context.Background()
+	call := func(args map[string]any) string {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ctx_search", Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := textContent(t, res)
+		if res.IsError {
+			t.Fatalf("ctx_search %v: %s", args, text)
+		}
+		return text
+	}
+	fused := call(map[string]any{"query": "invoices"})
+	if !strings.Contains(fused, "Invoices service") || !strings.Contains(fused, "memory]") {
+		t.Errorf("ctx_search did not find the memory server's entity with its source:\n%s", fused)
+	}
+	if !strings.Contains(fused, "README.md") || !strings.Contains(fused, "local]") {
+		t.Errorf("ctx_search lost the local hit:\n%s", fused)
+	}
+	if strings.Contains(fused, "Tea catalogue") {
+		t.Errorf("an entity that does not match was listed:\n%s", fused)
+	}
+	if only := call(map[string]any{"query": "invoices", "sources": []string{"memory"}}); strings.Contains(only, "README.md") || !strings.Contains(only, "Invoices service") {
+		t.Errorf("sources [memory]:\n%s", only)
+	}
+	if local := call(map[string]any{"query": "invoices", "sources": []string{"local"}}); strings.Contains(local, "Invoices service") {
+		t.Errorf("sources [local] asked the adapter:\n%s", local)
+	}
+	t.Logf("fused answer:\n%s", fused)
+	_ = cs.Close()
+	validateWire(t, readTraces(t, tracesIn(t, traces)))
+}
+
+func quote(s string) string { return `"` + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`) + `"` }

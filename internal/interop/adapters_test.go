@@ -99,4 +99,6 @@ tool = "search_nodes"
 	validateWire(t, readTraces(t, tracesIn(t, traces)))
 }
 
-func quote(s string) string { return `"` + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`) + `"` }
+func quote(s string) string {
+	return `"` + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`) + `"`
+}

@@ -102,3 +102,77 @@ tool = "search_nodes"
 func quote(s string) string {
 	return `"` + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`) + `"`
 }
+
+// Adapters that fail never fail the local part: one that hangs is cut at
+// its deadline, one that crashes mid-call and a team adapter nobody
+// trusted each become a note, and the untrusted one never runs.
+func TestAdaptersThatFailAreNotes(t *testing.T) {
+	node, dir := npmDir(t)
+	repo := gitRepo(t)
+	marker := filepath.Join(t.TempDir(), "pwned")
+	if err := os.WriteFile(filepath.Join(repo, ".kontext.toml"), []byte(`[adapters.team]
+driver = "command"
+command = ["touch", `+quote(marker)+`]
+
+[adapters.team.ops.search]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	traces := t.TempDir()
+	cs := startKnowledge(t, repo, `[adapters.slow]
+driver = "command"
+command = ["sleep", "30"]
+timeout_ms = 700
+
+[adapters.slow.ops.search]
+
+[adapters.crashing]
+driver = "mcp"
+command = [`+quote(node)+`, `+quote(filepath.Join(dir, "crashing-server.mjs"))+`]
+
+[adapters.crashing.ops.search]
+tool = "search"
+`, traces)
+	ctx := context.Background()
+	search := func(sources ...string) (string, time.Duration) {
+		t.Helper()
+		args := map[string]any{"query": "tea"}
+		if len(sources) > 0 {
+			args["sources"] = sources
+		}
+		start := time.Now()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ctx_search", Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := textContent(t, res)
+		if res.IsError {
+			t.Fatalf("ctx_search %v failed: %s", sources, text)
+		}
+		return text, time.Since(start)
+	}
+	for _, c := range []struct{ source, note string }{
+		{"slow", "slow"}, {"crashing", "crashing"}, {"team", "waits for trust"},
+	} {
+		t.Run(c.source, func(t *testing.T) {
+			text, took := search("local", c.source)
+			if !strings.Contains(text, "README.md") {
+				t.Errorf("the local hit is missing:\n%s", text)
+			}
+			if !strings.Contains(text, "Note:") || !strings.Contains(text, c.note) {
+				t.Errorf("no note naming %q:\n%s", c.note, text)
+			}
+			// The deadline is the adapter's own 0.7 s; ten times that is
+			// far from it and far from sleep's 30 s.
+			if took > 7*time.Second {
+				t.Errorf("the answer took %v", took)
+			}
+			t.Logf("%v:\n%s", took, text)
+		})
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the untrusted team adapter ran")
+	}
+	_ = cs.Close()
+	validateWire(t, readTraces(t, tracesIn(t, traces)))
+}

@@ -8,10 +8,12 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	spec "github.com/kontext-dev/kontext/gen/toolsets/knowledge"
 	"github.com/kontext-dev/kontext/internal/glob"
 	"github.com/kontext-dev/kontext/internal/knowledge"
+	"github.com/kontext-dev/kontext/internal/knowledge/adapters"
 	"github.com/kontext-dev/kontext/internal/knowledge/index"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 	"github.com/kontext-dev/kontext/internal/mcp"
@@ -31,7 +33,7 @@ func (h *Handlers) CtxBrief(ctx context.Context, in *spec.CtxBriefInput) (*mcp.T
 	if in.BudgetTokens != nil {
 		budget = *in.BudgetTokens
 	}
-	return mcp.TextResult(brief(ctx, h.svc, o, in.Focus, budget*charsPerToken)), nil
+	return mcp.TextResult(brief(ctx, h.svc, o, in.Focus, budget*charsPerToken, in.Adapters)), nil
 }
 
 // briefLinesPerSection bounds the lines rendered for one section; the
@@ -72,8 +74,17 @@ const (
 // items it left out and where to read them. Within a section, what the
 // focus names comes first. The State section always fits: it says what
 // the agent should do next.
-func brief(ctx context.Context, s *knowledge.Service, o *knowledge.Opened, focusItems []string, budget int) string {
+//
+// With withAdapters, every adapter with a brief op is asked, in parallel
+// and while the local sections are gathered, for a section of its own
+// ("From <adapter>", after Modules, as the original orders them); a
+// failing adapter is a note under State instead.
+func brief(ctx context.Context, s *knowledge.Service, o *knowledge.Opened, focusItems []string, budget int, withAdapters bool) string {
 	v := knowledge.VoiceOf(ctx)
+	var fromAdapters func() ([]section, []string)
+	if withAdapters {
+		fromAdapters = briefAdapters(ctx, s, focusItems, budget)
+	}
 	entries, loadErr := o.Entries()
 	mods := moduleDocs(entries)
 	f := newFocus(focusItems, mods)
@@ -144,16 +155,32 @@ func brief(ctx context.Context, s *knowledge.Service, o *knowledge.Opened, focus
 	}
 
 	state := stateLines(ctx, o, v, entries, loadErr)
+	var adapterSections []section
+	if fromAdapters != nil {
+		var notes []string
+		adapterSections, notes = fromAdapters()
+		for _, n := range notes {
+			state = append(state, "Note: "+strings.TrimSuffix(n, ".")+".")
+		}
+	}
 
 	var b strings.Builder
 	b.WriteString(head.String())
 	stateText := "\n## State\n" + strings.Join(state, "\n") + "\n"
 	room := budget - b.Len() - len(stateText)
-	needs := make([]int, len(sections))
-	weights := make([]int, len(sections))
-	for i, sec := range sections {
-		needs[i], weights[i] = len(sec.render(1<<30)), sec.weight
+	needs := make([]int, 0, len(sections)+len(adapterSections))
+	weights := make([]int, 0, len(sections)+len(adapterSections))
+	for _, sec := range sections {
+		needs, weights = append(needs, len(sec.render(1<<30))), append(weights, sec.weight)
 	}
+	for _, sec := range adapterSections {
+		// An adapter's section gets at most a third of the room the
+		// sections share (the original: "at most a third of the remaining
+		// budget each"); within that it competes by weight as the local
+		// sections do.
+		needs, weights = append(needs, min(len(sec.render(1<<30)), max(room, 0)/adapterShare)), append(weights, sec.weight)
+	}
+	sections = append(sections, adapterSections...)
 	for i, sec := range sections {
 		// The shares are worked out again after each section: what one
 		// left unused flows on to those after it.
@@ -164,6 +191,62 @@ func brief(ctx context.Context, s *knowledge.Service, o *knowledge.Opened, focus
 	}
 	b.WriteString(stateText)
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// adapterShare is the part of the brief's room one adapter's section may
+// take at most: a third, the original's figure.
+const adapterShare = 3
+
+// weightAdapter is an adapter section's claim on the budget against the
+// local sections'.
+const weightAdapter = 2
+
+// briefAdapters asks every adapter with a brief op for its section, in
+// parallel, each within its own brief deadline (8 s unless configured);
+// the returned function waits for the answers and returns the sections,
+// sorted by adapter, and a note for each adapter that failed. Each
+// adapter is told a third of the budget, the most its section gets.
+func briefAdapters(ctx context.Context, s *knowledge.Service, focus []string, budget int) func() ([]section, []string) {
+	mgr, err := s.Adapters(ctx)
+	var notes []string
+	if err != nil {
+		notes = append(notes, "the adapters are not used: "+knowledge.OneParagraph(err.Error(), 300))
+	}
+	if mgr == nil {
+		return func() ([]section, []string) { return nil, notes }
+	}
+	names := mgr.With(adapters.OpBrief)
+	texts := make([]string, len(names))
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			texts[i], errs[i] = mgr.Brief(ctx, name, focus, budget/charsPerToken/adapterShare)
+		}()
+	}
+	return func() ([]section, []string) {
+		wg.Wait()
+		var out []section
+		for i, name := range names {
+			if errs[i] != nil {
+				notes = append(notes, knowledge.OneParagraph(errs[i].Error(), 300))
+				continue
+			}
+			if texts[i] == "" {
+				continue
+			}
+			lines := strings.Split(texts[i], "\n")
+			out = append(out, section{heading: "From " + name, lines: lines, total: len(lines), weight: weightAdapter, clip: clipText})
+		}
+		return out, notes
+	}
+}
+
+// clipText cuts an adapter's line to room characters.
+func clipText(line string, room int) string {
+	return strings.TrimRight(textclip.Prefix(line, max(room-len("…"), 0)), " ") + "…"
 }
 
 // shares divides room between sections that need needs characters, in

@@ -23,7 +23,7 @@ func TestBriefFocusTriesOnlyExistingDirectories(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("nested rule files %q, want %q", got, want)
 	}
-	text := brief(context.Background(), svc, o, []string{deep}, 20000)
+	text := brief(context.Background(), svc, o, []string{deep}, 20000, false)
 	for _, w := range []string{"src/pay/AGENTS.md: Amounts are integer cents.", "src/AGENTS.md: Run go test"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("the brief lacks %q:\n%s", w, text)

@@ -10,6 +10,7 @@ import (
 	"github.com/kontext-dev/kontext/internal/git"
 	"github.com/kontext-dev/kontext/internal/glob"
 	"github.com/kontext-dev/kontext/internal/knowledge"
+	"github.com/kontext-dev/kontext/internal/knowledge/adapters"
 	"github.com/kontext-dev/kontext/internal/knowledge/local"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 	"github.com/kontext-dev/kontext/internal/mcp"
@@ -39,6 +40,7 @@ func (h *Handlers) CtxPrepareCommit(ctx context.Context, in *spec.CtxPrepareComm
 		if err != nil {
 			fmt.Fprintf(&b, "Not promoted: %v\n", failure(err, v))
 		}
+		h.deliver(ctx, o, adapters.EventPromote, promoted...)
 	}
 	if len(in.Drop) > 0 {
 		dropped, err := o.State.Drop(ctx, in.Drop...)

@@ -14,6 +14,7 @@ import (
 
 	spec "github.com/kontext-dev/kontext/gen/toolsets/knowledge"
 	"github.com/kontext-dev/kontext/internal/knowledge"
+	"github.com/kontext-dev/kontext/internal/knowledge/adapters"
 	"github.com/kontext-dev/kontext/internal/knowledge/local"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 	"github.com/kontext-dev/kontext/internal/mcp"
@@ -26,6 +27,8 @@ type Handlers struct {
 
 	mu     sync.Mutex
 	server *mcp.Server
+
+	events sync.WaitGroup // adapter deliveries under way
 }
 
 var _ spec.Handlers = (*Handlers)(nil)
@@ -133,6 +136,11 @@ func (h *Handlers) CtxCapture(ctx context.Context, in *spec.CtxCaptureInput) (*m
 	var b strings.Builder
 	e := got.Entry
 	if got.Promoted {
+		h.deliver(ctx, o, adapters.EventPromote, e)
+	} else {
+		h.deliver(ctx, o, adapters.EventCapture, e)
+	}
+	if got.Promoted {
 		fmt.Fprintf(&b, "Written into the store as kx:%s (%s). It is not staged: %s stages it with the change.\n", e.ID, got.Result.Path, v.Tool("ctx_prepare_commit"))
 		for _, old := range got.Result.Superseded {
 			fmt.Fprintf(&b, "Marked kx:%s superseded.\n", old.ID)
@@ -153,6 +161,15 @@ func (h *Handlers) CtxCapture(ctx context.Context, in *spec.CtxCaptureInput) (*m
 		b.WriteString(redactedLine(got.Redacted))
 	}
 	return mcp.TextResult(strings.TrimRight(b.String(), "\n")), nil
+}
+
+// promotedEntries are the store entries promotions wrote.
+func promotedEntries(done []local.Promotion) []*store.Entry {
+	var out []*store.Entry
+	for _, p := range done {
+		out = append(out, p.Entry)
+	}
+	return out
 }
 
 // redactedLine says which secrets a write replaced.
@@ -192,6 +209,7 @@ func (h *Handlers) CtxInbox(ctx context.Context, in *spec.CtxInboxInput) (*mcp.T
 		if len(done) > 0 {
 			h.changed()
 		}
+		h.deliver(ctx, o, adapters.EventPromote, promotedEntries(done)...)
 		var b strings.Builder
 		for _, p := range done {
 			fmt.Fprintf(&b, "Promoted inbox:%s to kx:%s (%s).\n", p.ID, p.Entry.ID, p.Entry.Path)

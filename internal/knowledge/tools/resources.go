@@ -13,13 +13,15 @@ import (
 // maxListedEntries bounds resources/list (the original's figure).
 const maxListedEntries = 300
 
-// ReadBrief serves kontext://brief: the brief at the configured budget.
+// ReadBrief serves kontext://brief: the brief at the configured budget,
+// never with the adapters' sections (as the original's: only ctx_brief
+// asks adapters).
 func (h *Handlers) ReadBrief(ctx context.Context) (*mcp.ResourceContents, error) {
 	o, err := h.svc.Open(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &mcp.ResourceContents{Text: brief(ctx, h.svc, o, nil, o.Config.Brief.BudgetTokens*charsPerToken)}, nil
+	return &mcp.ResourceContents{Text: brief(ctx, h.svc, o, nil, o.Config.Brief.BudgetTokens*charsPerToken, false)}, nil
 }
 
 // ReadEntry serves kontext://entry/{id}: the entry's Markdown. An id may be

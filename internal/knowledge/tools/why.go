@@ -10,11 +10,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	spec "github.com/kontext-dev/kontext/gen/toolsets/knowledge"
 	"github.com/kontext-dev/kontext/internal/git"
 	"github.com/kontext-dev/kontext/internal/glob"
 	"github.com/kontext-dev/kontext/internal/knowledge"
+	"github.com/kontext-dev/kontext/internal/knowledge/adapters"
 	"github.com/kontext-dev/kontext/internal/knowledge/store"
 	"github.com/kontext-dev/kontext/internal/lazyregexp"
 	"github.com/kontext-dev/kontext/internal/mcp"
@@ -37,6 +39,11 @@ func (h *Handlers) CtxWhy(ctx context.Context, in *spec.CtxWhyInput) (*mcp.ToolR
 	}
 	target := strings.TrimSpace(in.Target)
 	w := &why{o: o, limit: in.Limit, v: knowledge.VoiceOf(ctx)}
+	mgr, err := h.svc.Adapters(ctx)
+	if err != nil {
+		w.notes = append(w.notes, "the adapters are not used: "+knowledge.OneParagraph(err.Error(), 300))
+	}
+	w.mgr = mgr
 	switch {
 	case w.isPath(target):
 		return w.path(ctx, target, 0, 0)
@@ -66,6 +73,92 @@ type why struct {
 	o     *knowledge.Opened
 	limit int
 	v     knowledge.Voice
+	mgr   *adapters.Manager // nil when no adapter is configured
+	// asked is set while a caller has asked the adapters already (a
+	// symbol explained through the lines that define it).
+	asked bool
+	notes []string // on the adapters, said after the sections
+}
+
+// adapterAsk is the adapters' answers to one ctx_why, asked in parallel
+// while the local sections are written; each op is bounded by the
+// adapter's own deadline (12 s for history and code unless configured).
+type adapterAsk struct {
+	wg      sync.WaitGroup
+	answers []adapterAnswer
+}
+
+type adapterAnswer struct {
+	adapter, op string
+	hits        []adapters.Hit
+	err         error
+}
+
+// ask asks every adapter with one of ops about target: code first, as the
+// original (code adapters locate a symbol, history adapters follow).
+func (w *why) ask(ctx context.Context, target string, ops ...string) *adapterAsk {
+	a := &adapterAsk{}
+	if w.mgr == nil || w.asked {
+		return a
+	}
+	for _, op := range ops {
+		for _, name := range w.mgr.With(op) {
+			a.answers = append(a.answers, adapterAnswer{adapter: name, op: op})
+		}
+	}
+	for i := range a.answers {
+		a.wg.Add(1)
+		go func() {
+			defer a.wg.Done()
+			ans := &a.answers[i]
+			if ans.op == adapters.OpCode {
+				ans.hits, ans.err = w.mgr.Code(ctx, ans.adapter, target, w.limit)
+			} else {
+				ans.hits, ans.err = w.mgr.History(ctx, ans.adapter, target, w.limit)
+			}
+		}()
+	}
+	return a
+}
+
+// found says whether any adapter answered with hits (it waits for them).
+func (a *adapterAsk) found() bool {
+	a.wg.Wait()
+	for _, ans := range a.answers {
+		if len(ans.hits) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// write waits for the adapters and writes a section for each that found
+// something ("## From <adapter> (<op>)", a hit a line, as ctx_search
+// renders them), then a note for each that failed and the why's own.
+func (w *why) write(b *strings.Builder, a *adapterAsk) {
+	a.wg.Wait()
+	notes := w.notes
+	for _, ans := range a.answers {
+		if ans.err != nil {
+			notes = append(notes, knowledge.OneParagraph(ans.err.Error(), 300))
+			continue
+		}
+		if len(ans.hits) == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "\n## From %s (%s)\n", ans.adapter, ans.op)
+		for i, hit := range adapters.AsIndexHits(ans.hits) {
+			hit.Source = "" // the heading names it
+			b.WriteString(hitLine(i+1, hit) + "\n")
+		}
+	}
+	if len(notes) > 0 {
+		b.WriteString("\n")
+	}
+	for _, n := range notes {
+		b.WriteString("Note: " + strings.TrimSuffix(n, ".") + ".\n")
+	}
+	w.notes = nil
 }
 
 func (w *why) isPath(p string) bool {
@@ -92,6 +185,7 @@ func (w *why) path(ctx context.Context, target string, start, end int) (*mcp.Too
 		}
 	}
 	fmt.Fprintf(&b, "# Why %s\n", title)
+	ask := w.ask(ctx, title, adapters.OpHistory)
 
 	entries, _ := w.o.Entries()
 	w.knowledgeSection(&b, covering(entries, rel))
@@ -108,15 +202,20 @@ func (w *why) path(ctx context.Context, target string, start, end int) (*mcp.Too
 	if start > 0 {
 		commits, err = w.blamed(ctx, rel, start, end, &b)
 		if err != nil {
+			ask.wg.Wait()
 			return nil, err
 		}
 	} else {
 		commits, err = w.o.Git.Log(ctx, git.LogOptions{MaxCount: whyHistory, NoMerges: true, Paths: []string{rel}})
 		if err != nil {
+			ask.wg.Wait()
 			return nil, err
 		}
 	}
 	w.commitsSection(&b, commits)
+	if !w.asked {
+		w.write(&b, ask)
+	}
 	return mcp.TextResult(strings.TrimRight(b.String(), "\n")), nil
 }
 
@@ -282,6 +381,7 @@ func (w *why) commit(ctx context.Context, sha string) (*mcp.ToolResult, error) {
 		return nil, fmt.Errorf("cannot read commit %s: %v", sha, err)
 	}
 	c := cs[0]
+	ask := w.ask(ctx, c.SHA, adapters.OpHistory)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Why git:%s\n\n%s (%s, %s)\n", short(c.SHA), c.Subject, c.AuthorName, c.AuthorTime.Format("2006-01-02"))
 	if c.Body != "" {
@@ -363,6 +463,7 @@ func (w *why) commit(ctx context.Context, sha string) (*mcp.ToolResult, error) {
 		}
 	}
 	w.knowledgeSection(&b, related)
+	w.write(&b, ask)
 	return mcp.TextResult(strings.TrimRight(b.String(), "\n")), nil
 }
 
@@ -374,6 +475,29 @@ func definitionRE(symbol string) *regexp.Regexp {
 
 // symbol finds where a symbol is defined and explains those lines.
 func (w *why) symbol(ctx context.Context, symbol string) (*mcp.ToolResult, error) {
+	ask := w.ask(ctx, symbol, adapters.OpCode, adapters.OpHistory)
+	res, err := w.localSymbol(ctx, symbol)
+	if err != nil {
+		if ctx.Err() != nil || !ask.found() {
+			ask.wg.Wait()
+			return nil, err
+		}
+		// Not found here, but an adapter knows it.
+		var b strings.Builder
+		fmt.Fprintf(&b, "# Why %s\n\n%s.\n", symbol, strings.TrimSuffix(err.Error(), "."))
+		w.write(&b, ask)
+		return mcp.TextResult(strings.TrimRight(b.String(), "\n")), nil
+	}
+	var b strings.Builder
+	w.write(&b, ask)
+	if b.Len() > 0 {
+		res.Content = append(res.Content, mcp.TextBlock(strings.TrimRight(b.String(), "\n")))
+	}
+	return res, nil
+}
+
+// localSymbol explains a symbol from the repository alone.
+func (w *why) localSymbol(ctx context.Context, symbol string) (*mcp.ToolResult, error) {
 	// -F: a symbol is text, not a pattern ("." and "$" are in symbols).
 	// -z: a path may hold a colon.
 	out, err := w.o.Git.Run(ctx, "grep", "-n", "-z", "-I", "-w", "-F", "--untracked", "-e", symbol, "--", ".")
@@ -446,7 +570,9 @@ func (w *why) symbol(ctx context.Context, symbol string) (*mcp.ToolResult, error
 		defs = uses[:1]
 	}
 	first := defs[0]
+	w.asked = true // the symbol's adapters are asked already
 	res, err := w.path(ctx, first.path, first.line, first.line)
+	w.asked = false
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,77 @@
+package tools
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/kontext-dev/kontext/internal/knowledge"
+	"github.com/kontext-dev/kontext/internal/knowledge/adapters"
+	"github.com/kontext-dev/kontext/internal/knowledge/store"
+)
+
+// deliver tells the adapters that subscribe to the event about the
+// entries, in the background: a delivery never delays or fails the tool.
+// Each op is bounded by its adapter's deadline; a failure is logged (the
+// manager's errors carry no secret, its redaction applied).
+//
+// Unlike the original, kontext keeps no outbox: a failed delivery is not
+// retried.
+func (h *Handlers) deliver(ctx context.Context, o *knowledge.Opened, event string, entries ...*store.Entry) {
+	if len(entries) == 0 || len(o.Config.Adapters) == 0 {
+		return
+	}
+	mgr, err := h.svc.Adapters(ctx)
+	if mgr == nil {
+		if err != nil {
+			slog.Warn("knowledge: the "+event+" event is not delivered", "error", knowledge.OneParagraph(err.Error(), 300))
+		}
+		return
+	}
+	var events []adapters.Event
+	for _, e := range entries {
+		events = append(events, adapters.Event{Name: event, Fields: eventFields(o, e)})
+	}
+	// The call's context ends with the call; the delivery outlives it.
+	bg := context.WithoutCancel(ctx)
+	h.events.Add(1)
+	go func() {
+		defer h.events.Done()
+		for _, ev := range events {
+			for _, d := range mgr.Deliver(bg, ev) {
+				if d.Err != nil {
+					slog.Warn("knowledge: adapter delivery failed", "event", event, "adapter", d.Adapter, "op", d.Op, "id", ev.Fields["id"], "error", knowledge.OneParagraph(d.Err.Error(), 300))
+				}
+			}
+		}
+	}()
+}
+
+// WaitEvents waits for the deliveries under way (tests, and a server
+// that shuts down).
+func (h *Handlers) WaitEvents() { h.events.Wait() }
+
+// eventFields is an entry as the templates of a subscribed op see it.
+func eventFields(o *knowledge.Opened, e *store.Entry) map[string]any {
+	list := func(ss []string) []any {
+		out := make([]any, len(ss))
+		for i, s := range ss {
+			out[i] = s
+		}
+		return out
+	}
+	return map[string]any{
+		"id":         e.ID,
+		"kind":       e.Kind,
+		"title":      e.Title,
+		"status":     e.Status,
+		"date":       e.Date,
+		"summary":    e.SummaryText(400),
+		"tags":       list(e.Tags),
+		"paths":      list(e.Paths),
+		"body":       e.Body,
+		"markdown":   string(store.Marshal(e)),
+		"path":       e.Path,
+		"visibility": e.Visibility,
+		"source":     map[string]any{"repo": o.Config.Identity.ID, "branch": o.State.Branch},
+	}
+}

@@ -176,3 +176,32 @@ tool = "search"
 	_ = cs.Close()
 	validateWire(t, readTraces(t, tracesIn(t, traces)))
 }
+
+// @modelcontextprotocol/server-everything as an adapter over stdio: its
+// get-roots-list tool, asked as the search op, makes the server ask
+// kontext's client for roots/list, which answers with the repository.
+func TestAdaptersServerEverythingAsksForRoots(t *testing.T) {
+	node, dir := npmDir(t)
+	repo := gitRepo(t)
+	server := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	traces := t.TempDir()
+	cs := startKnowledge(t, repo, `[adapters.everything]
+driver = "mcp"
+command = [`+quote(node)+`, `+quote(server)+`, "stdio"]
+
+[adapters.everything.ops.search]
+tool = "get-roots-list"
+`, traces)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ctx_search", Arguments: map[string]any{"query": "roots", "sources": []string{"everything"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := textContent(t, res)
+	root, _ := filepath.EvalSymlinks(repo)
+	if res.IsError || !strings.Contains(text, "everything") || (!strings.Contains(text, repo) && !strings.Contains(text, root)) {
+		t.Errorf("the search through get-roots-list does not show the repository %s:\n%s", repo, text)
+	}
+	t.Logf("%s", text)
+	_ = cs.Close()
+	validateWire(t, readTraces(t, tracesIn(t, traces)))
+}

@@ -205,3 +205,30 @@ tool = "get-roots-list"
 	_ = cs.Close()
 	validateWire(t, readTraces(t, tracesIn(t, traces)))
 }
+
+// An adapter that asks kontext's client for sampling (a TypeScript SDK v1
+// server's ask-sampling, as the search op) is refused with -32601: the
+// adapter's answer is an error, which becomes a note beside the local hits.
+func TestAdaptersSamplingIsRefused(t *testing.T) {
+	node, dir := npmDir(t)
+	repo := gitRepo(t)
+	traces := t.TempDir()
+	cs := startKnowledge(t, repo, `[adapters.asker]
+driver = "mcp"
+command = [`+quote(node)+`, `+quote(filepath.Join(dir, "ts-sdk-v1-server.mjs"))+`]
+
+[adapters.asker.ops.search]
+tool = "ask-sampling"
+`, traces)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ctx_search", Arguments: map[string]any{"query": "tea"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := textContent(t, res)
+	if res.IsError || !strings.Contains(text, "README.md") || !strings.Contains(text, "Note: adapter asker") || !strings.Contains(text, "-32601") {
+		t.Errorf("the refused sampling request, as ctx_search shows it:\n%s", text)
+	}
+	t.Logf("%s", text)
+	_ = cs.Close()
+	validateWire(t, readTraces(t, tracesIn(t, traces)))
+}

@@ -6,10 +6,13 @@ package interop_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -227,6 +230,48 @@ tool = "ask-sampling"
 	text := textContent(t, res)
 	if res.IsError || !strings.Contains(text, "README.md") || !strings.Contains(text, "Note: adapter asker") || !strings.Contains(text, "-32601") {
 		t.Errorf("the refused sampling request, as ctx_search shows it:\n%s", text)
+	}
+	t.Logf("%s", text)
+	_ = cs.Close()
+	validateWire(t, readTraces(t, tracesIn(t, traces)))
+}
+
+// An http adapter served by the test: its search op's answer, in one of
+// the usual shapes, becomes hits without any mapping.
+func TestAdaptersHTTPDriver(t *testing.T) {
+	requireSetup(t)
+	repo := gitRepo(t)
+	var asked atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Store(r.URL.Path + "?" + r.URL.RawQuery + " " + r.Header.Get("Authorization"))
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"results":[{"title":"Tea wiki","snippet":"How the shop brews tea","url":"https://wiki.example/tea"}]}`))
+	}))
+	t.Cleanup(srv.Close)
+	traces := t.TempDir()
+	cs := startKnowledge(t, repo, `[adapters.wiki]
+driver = "http"
+base_url = `+quote(srv.URL)+`
+headers = { Authorization = "Bearer ${env:WIKI_TOKEN}" }
+
+[adapters.wiki.ops.search]
+method = "GET"
+path = "/search"
+query = { q = "{{query}}" }
+`, traces, "WIKI_TOKEN=s3cret-token")
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ctx_search", Arguments: map[string]any{"query": "tea"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := textContent(t, res)
+	if res.IsError || !strings.Contains(text, "Tea wiki") || !strings.Contains(text, "wiki]") || !strings.Contains(text, "README.md") {
+		t.Errorf("the http adapter's hit, fused:\n%s", text)
+	}
+	if got, _ := asked.Load().(string); got != "/search?q=tea Bearer s3cret-token" {
+		t.Errorf("the adapter asked %q", got)
+	}
+	if strings.Contains(text, "s3cret-token") {
+		t.Errorf("the answer quotes the secret")
 	}
 	t.Logf("%s", text)
 	_ = cs.Close()

@@ -277,3 +277,44 @@ query = { q = "{{query}}" }
 	_ = cs.Close()
 	validateWire(t, readTraces(t, tracesIn(t, traces)))
 }
+
+// server-everything over streamable HTTP as an adapter: one HTTP session,
+// and its get-roots-list is answered with the repository root there too.
+func TestAdaptersServerEverythingOverHTTP(t *testing.T) {
+	node, dir := npmDir(t)
+	repo := gitRepo(t)
+	port := freePort(t)
+	everything := exec.Command(node, filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"), "streamableHttp")
+	everything.Env = append(os.Environ(), "PORT="+itoa(port))
+	said := &syncBuffer{}
+	everything.Stderr = said
+	logOnFailure(t, "server-everything streamableHttp", said)
+	if err := everything.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = everything.Process.Kill(); _ = everything.Wait() })
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(said.String(), "listening on port"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("server-everything never listened:\n%s", said.String())
+		}
+	}
+	traces := t.TempDir()
+	cs := startKnowledge(t, repo, `[adapters.everything]
+driver = "mcp"
+url = "http://127.0.0.1:`+itoa(port)+`/mcp"
+
+[adapters.everything.ops.search]
+tool = "get-roots-list"
+`, traces)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ctx_search", Arguments: map[string]any{"query": "roots", "sources": []string{"everything"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := textContent(t, res)
+	if res.IsError || !strings.Contains(text, "file://") || !strings.Contains(text, filepath.Base(repo)) {
+		t.Errorf("get-roots-list over streamable HTTP:\n%s", text)
+	}
+	t.Logf("%s", text)
+	_ = cs.Close()
+	validateWire(t, readTraces(t, tracesIn(t, traces)))
+}

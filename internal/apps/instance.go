@@ -159,7 +159,7 @@ func (i *instance) connect() {
 		c, err = connectLegacy(ctx, m, copts)
 	}
 	if err != nil {
-		i.fail("handshake: " + redact(err.Error(), m))
+		i.fail("handshake: " + manifest.Redact(err.Error(), m))
 		return
 	}
 	events, err := manifest.Echo(c.ResultMeta, m)
@@ -170,13 +170,13 @@ func (i *instance) connect() {
 	}
 	if err := mount.Attach(ctx, c, nil); err != nil {
 		_ = c.Close()
-		i.fail("listing its tools: " + redact(err.Error(), m))
+		i.fail("listing its tools: " + manifest.Redact(err.Error(), m))
 		return
 	}
 	keys, err := stateKeysOf(ctx, mount, m)
 	if err != nil {
 		_ = mount.Close()
-		i.fail("listing its resources: " + redact(err.Error(), m))
+		i.fail("listing its resources: " + manifest.Redact(err.Error(), m))
 		return
 	}
 	i.mu.Lock()
@@ -198,30 +198,6 @@ func (i *instance) connect() {
 		i.follow(uri, kind)
 	}
 	i.b.changed()
-}
-
-// redact keeps the launch's token out of a reason that quotes an error.
-func redact(s string, m *appcontext.Manifest) string {
-	for _, tok := range []string{tokenOf(m), wsTokenOf(m)} {
-		if tok != "" {
-			s = strings.ReplaceAll(s, tok, "<token>")
-		}
-	}
-	return s
-}
-
-func tokenOf(m *appcontext.Manifest) string {
-	if m == nil || m.Mcp == nil {
-		return ""
-	}
-	return m.Mcp.Auth.Token
-}
-
-func wsTokenOf(m *appcontext.Manifest) string {
-	if m == nil || m.Websocket == nil {
-		return ""
-	}
-	return m.Websocket.Token
 }
 
 // stateKeysOf lists the state keys the application's resources name.

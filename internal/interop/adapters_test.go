@@ -68,19 +68,7 @@ env = { MEMORY_FILE_PATH = `+quote(memory)+` }
 [adapters.memory.ops.search]
 tool = "search_nodes"
 `, traces)
-	ctx := context.Background()
-	call := func(args map[string]any) string {
-		t.Helper()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ctx_search", Arguments: args})
-		if err != nil {
-			t.Fatal(err)
-		}
-		text := textContent(t, res)
-		if res.IsError {
-			t.Fatalf("ctx_search %v: %s", args, text)
-		}
-		return text
-	}
+	call := func(args map[string]any) string { t.Helper(); return ctxSearch(t, cs, args) }
 	fused := call(map[string]any{"query": "invoices"})
 	if !strings.Contains(fused, "Invoices service") || !strings.Contains(fused, "memory]") {
 		t.Errorf("ctx_search did not find the memory server's entity with its source:\n%s", fused)
@@ -100,6 +88,21 @@ tool = "search_nodes"
 	t.Logf("fused answer:\n%s", fused)
 	_ = cs.Close()
 	validateWire(t, readTraces(t, tracesIn(t, traces)))
+}
+
+// ctxSearch runs ctx_search, which must answer: an adapter's failure is a
+// note in the answer, never a failed call.
+func ctxSearch(t *testing.T, cs *mcp.ClientSession, args map[string]any) string {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ctx_search", Arguments: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := textContent(t, res)
+	if res.IsError {
+		t.Fatalf("ctx_search %v failed: %s", args, text)
+	}
+	return text
 }
 
 func quote(s string) string {
@@ -136,7 +139,6 @@ command = [`+quote(node)+`, `+quote(filepath.Join(dir, "crashing-server.mjs"))+`
 [adapters.crashing.ops.search]
 tool = "search"
 `, traces)
-	ctx := context.Background()
 	search := func(sources ...string) (string, time.Duration) {
 		t.Helper()
 		args := map[string]any{"query": "tea"}
@@ -144,14 +146,7 @@ tool = "search"
 			args["sources"] = sources
 		}
 		start := time.Now()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ctx_search", Arguments: args})
-		if err != nil {
-			t.Fatal(err)
-		}
-		text := textContent(t, res)
-		if res.IsError {
-			t.Fatalf("ctx_search %v failed: %s", sources, text)
-		}
+		text := ctxSearch(t, cs, args)
 		return text, time.Since(start)
 	}
 	for _, c := range []struct{ source, note string }{
@@ -195,13 +190,9 @@ command = [`+quote(node)+`, `+quote(server)+`, "stdio"]
 [adapters.everything.ops.search]
 tool = "get-roots-list"
 `, traces)
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ctx_search", Arguments: map[string]any{"query": "roots", "sources": []string{"everything"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := textContent(t, res)
+	text := ctxSearch(t, cs, map[string]any{"query": "roots", "sources": []string{"everything"}})
 	root, _ := filepath.EvalSymlinks(repo)
-	if res.IsError || !strings.Contains(text, "everything") || (!strings.Contains(text, repo) && !strings.Contains(text, root)) {
+	if !strings.Contains(text, "everything") || (!strings.Contains(text, repo) && !strings.Contains(text, root)) {
 		t.Errorf("the search through get-roots-list does not show the repository %s:\n%s", repo, text)
 	}
 	t.Logf("%s", text)
@@ -223,12 +214,8 @@ command = [`+quote(node)+`, `+quote(filepath.Join(dir, "ts-sdk-v1-server.mjs"))+
 [adapters.asker.ops.search]
 tool = "ask-sampling"
 `, traces)
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ctx_search", Arguments: map[string]any{"query": "tea"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := textContent(t, res)
-	if res.IsError || !strings.Contains(text, "README.md") || !strings.Contains(text, "Note: adapter asker") || !strings.Contains(text, "-32601") {
+	text := ctxSearch(t, cs, map[string]any{"query": "tea"})
+	if !strings.Contains(text, "README.md") || !strings.Contains(text, "Note: adapter asker") || !strings.Contains(text, "-32601") {
 		t.Errorf("the refused sampling request, as ctx_search shows it:\n%s", text)
 	}
 	t.Logf("%s", text)
@@ -259,12 +246,8 @@ method = "GET"
 path = "/search"
 query = { q = "{{query}}" }
 `, traces, "WIKI_TOKEN=s3cret-token")
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ctx_search", Arguments: map[string]any{"query": "tea"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := textContent(t, res)
-	if res.IsError || !strings.Contains(text, "Tea wiki") || !strings.Contains(text, "wiki]") || !strings.Contains(text, "README.md") {
+	text := ctxSearch(t, cs, map[string]any{"query": "tea"})
+	if !strings.Contains(text, "Tea wiki") || !strings.Contains(text, "wiki]") || !strings.Contains(text, "README.md") {
 		t.Errorf("the http adapter's hit, fused:\n%s", text)
 	}
 	if got, _ := asked.Load().(string); got != "/search?q=tea Bearer s3cret-token" {
@@ -306,12 +289,8 @@ url = "http://127.0.0.1:`+itoa(port)+`/mcp"
 [adapters.everything.ops.search]
 tool = "get-roots-list"
 `, traces)
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ctx_search", Arguments: map[string]any{"query": "roots", "sources": []string{"everything"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := textContent(t, res)
-	if res.IsError || !strings.Contains(text, "file://") || !strings.Contains(text, filepath.Base(repo)) {
+	text := ctxSearch(t, cs, map[string]any{"query": "roots", "sources": []string{"everything"}})
+	if !strings.Contains(text, "file://") || !strings.Contains(text, filepath.Base(repo)) {
 		t.Errorf("get-roots-list over streamable HTTP:\n%s", text)
 	}
 	t.Logf("%s", text)

@@ -105,7 +105,7 @@ func Check(ctx context.Context, path string, opts Options) *Report {
 		if blocker := firstFailed(rule, outcome); blocker != "" {
 			res.Skipped, res.Reason = true, "skipped: "+blocker+" failed"
 		} else if err := rule.run(r); err != nil {
-			res.Reason = r.redact(err.Error())
+			res.Reason = manifest.Redact(err.Error(), r.m)
 		} else {
 			res.Pass = true
 		}
@@ -138,33 +138,6 @@ func (r *run) close() {
 	if r.client != nil {
 		_ = r.client.Close()
 	}
-}
-
-// redact keeps the launch's token out of every reason.
-func (r *run) redact(s string) string {
-	if r.m == nil {
-		return s
-	}
-	for _, tok := range []string{tokenOf(r.m), wsTokenOf(r.m)} {
-		if tok != "" {
-			s = strings.ReplaceAll(s, tok, "<token>")
-		}
-	}
-	return s
-}
-
-func tokenOf(m *appcontext.Manifest) string {
-	if m == nil || m.Mcp == nil {
-		return ""
-	}
-	return m.Mcp.Auth.Token
-}
-
-func wsTokenOf(m *appcontext.Manifest) string {
-	if m == nil || m.Websocket == nil {
-		return ""
-	}
-	return m.Websocket.Token
 }
 
 // request is a context bounded by the per-request timeout.

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/kontext-dev/kontext/internal/apps/manifest"
 	"github.com/kontext-dev/kontext/internal/mcp"
 )
 
@@ -62,7 +63,7 @@ func (r *run) probe(edit func(*http.Request)) probeOutcome {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+tokenOf(r.m))
+	req.Header.Set("Authorization", "Bearer "+manifest.Token(r.m))
 	if edit != nil {
 		edit(req)
 	}
@@ -89,7 +90,7 @@ func (r *run) endSession(session string) {
 	if err != nil {
 		return
 	}
-	req.Header.Set("Authorization", "Bearer "+tokenOf(r.m))
+	req.Header.Set("Authorization", "Bearer "+manifest.Token(r.m))
 	req.Header.Set("Mcp-Session-Id", session)
 	if resp, err := probeClient.Do(req); err == nil {
 		_ = resp.Body.Close()
@@ -131,7 +132,7 @@ func (r *run) endpointToken() error {
 	if none.status != http.StatusUnauthorized {
 		return fmt.Errorf("a request without a token was answered %s, not 401", statusText(none.status))
 	}
-	wrong := r.probe(func(req *http.Request) { req.Header.Set("Authorization", "Bearer "+wrongToken(tokenOf(r.m))) })
+	wrong := r.probe(func(req *http.Request) { req.Header.Set("Authorization", "Bearer "+wrongToken(manifest.Token(r.m))) })
 	if wrong.err != nil {
 		return fmt.Errorf("a request with a wrong token: %v", wrong.err)
 	}

@@ -21,7 +21,7 @@ func (r *run) endpointHandshake() error {
 	ctx, cancel := r.request()
 	defer cancel()
 	r.acks = make(chan protocol.SubscriptionFilter, 16)
-	c, err := mcp.ConnectHTTP(ctx, r.m.Mcp.URL, mcp.HTTPOptions{Token: tokenOf(r.m)}, mcp.ClientOptions{
+	c, err := mcp.ConnectHTTP(ctx, r.m.Mcp.URL, mcp.HTTPOptions{Token: manifest.Token(r.m)}, mcp.ClientOptions{
 		Info: mcp.Implementation{Name: "kontext-apps-check", Version: r.opts.Version}, Era: r.opts.Era,
 		OnNotification: r.notified, Logger: r.opts.Logger,
 	})

@@ -314,3 +314,29 @@ func Echo(resultMeta json.RawMessage, m *genac.Manifest) ([]results.EventType, e
 	}
 	return echo.Events, nil
 }
+
+// Redact keeps the launch's tokens out of a text that may quote one (an
+// error from the endpoint, a reason shown to agents).
+func Redact(s string, m *genac.Manifest) string {
+	for _, tok := range []string{Token(m), webSocketToken(m)} {
+		if tok != "" {
+			s = strings.ReplaceAll(s, tok, "<token>")
+		}
+	}
+	return s
+}
+
+// Token is the bearer token of the manifest's MCP endpoint ("" without one).
+func Token(m *genac.Manifest) string {
+	if m == nil || m.Mcp == nil {
+		return ""
+	}
+	return m.Mcp.Auth.Token
+}
+
+func webSocketToken(m *genac.Manifest) string {
+	if m == nil || m.Websocket == nil {
+		return ""
+	}
+	return m.Websocket.Token
+}

@@ -702,6 +702,7 @@ func mcpCommand(p Program, cm *completion) *cli.Command {
 			if setup != nil {
 				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 				defer stop()
+				b.server.Serving()
 				return serveHTTP(ctx, setup, b.server, c.App.ErrWriter)
 			}
 			if term.IsTerminal(int(os.Stdin.Fd())) {
@@ -710,6 +711,7 @@ func mcpCommand(p Program, cm *completion) *cli.Command {
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			b.server.Serving()
 			return b.server.ServeStdio(ctx)
 		},
 	}

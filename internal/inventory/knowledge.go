@@ -32,7 +32,11 @@ func Knowledge() kcli.ToolsetFactory {
 			svc.Engine = sharedEngine()
 			h := knowledgetools.New(svc)
 			ts := h.Toolset()
-			ts.Close = svc.Close
+			ts.OnServe = h.Serve
+			ts.Close = func() error {
+				h.Close()
+				return svc.Close()
+			}
 			return ts, h.Attach, nil
 		},
 		Flags:         flags.Flags,

@@ -60,7 +60,16 @@ func (s *Server) Rebase(toolsets ...*Toolset) error {
 	s.prompts, s.promptOrder = fresh.prompts, fresh.promptOrder
 	s.resources, s.resourceURIs, s.templates = fresh.resources, fresh.resourceURIs, fresh.templates
 	s.listVersion++
+	var hooks []func(*Server)
+	if s.serving {
+		hooks = s.serveHooksLocked()
+	}
 	s.mu.Unlock()
+	defer func() {
+		for _, h := range hooks {
+			h(s)
+		}
+	}()
 	s.roots.mu.Lock()
 	s.roots.open = true
 	s.roots.mu.Unlock()

@@ -130,6 +130,7 @@ type Server struct {
 	// completions capability says exactly that.
 	completes   bool
 	listVersion uint64 // bumped on every change to a list (cursors carry it)
+	serving     bool   // Serving was called
 
 	// listPages holds the list results (tools, prompts, resources,
 	// templates) encoded for one listVersion: encoding tools/list
@@ -328,6 +329,53 @@ func (s *Server) ReplaceTools(remove []string, add []*Tool) error {
 		s.announce(pendingChanges{tools: true})
 	}
 	return err
+}
+
+// Serving says the server is served to clients for real (kontext mcp),
+// and runs the OnServe hooks of the toolsets it serves, once. Toolsets a
+// Rebase brings in later have theirs run by the Rebase.
+func (s *Server) Serving() {
+	s.mu.Lock()
+	if s.serving {
+		s.mu.Unlock()
+		return
+	}
+	s.serving = true
+	hooks := s.serveHooksLocked()
+	s.mu.Unlock()
+	for _, h := range hooks {
+		h(s)
+	}
+}
+
+// serveHooksLocked are the OnServe hooks of the toolsets the filter serves.
+func (s *Server) serveHooksLocked() []func(*Server) {
+	var hooks []func(*Server)
+	for _, ts := range s.toolsets {
+		if ts.OnServe != nil && s.opts.Filter.admitsToolset(ts.Name) {
+			hooks = append(hooks, ts.OnServe)
+		}
+	}
+	return hooks
+}
+
+// Declares reports whether a tool of that name is served, or declared by
+// a toolset of the server even when the filter leaves it out: a name a
+// tool added at run time must not take.
+func (s *Server) Declares(name string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if _, ok := s.tools[name]; ok {
+		return true
+	}
+	for _, ts := range s.toolsets {
+		for _, t := range ts.Tools {
+			if t.Name == name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // RemoveTool stops serving a tool and tells clients the tool list changed.

@@ -30,6 +30,11 @@ type Toolset struct {
 	// toolset that follows resources elsewhere (the apps broker) follows
 	// them only while some client does.
 	OnSubscription func(uri string, active bool)
+	// OnServe, when set, runs once the server is served to clients for
+	// real (Server.Serving: kontext mcp over stdio or HTTP, not the command
+	// line's in-process calls) and serves this toolset: what a toolset
+	// that adds tools at run time starts from. It must not block.
+	OnServe func(*Server)
 	// Close, when set, releases what the toolset's handlers hold (a file
 	// watcher, an index). Whoever opened the toolset calls it once no
 	// server serves it any more; the server never does.

@@ -92,6 +92,38 @@ type Manager struct {
 
 	liveMu   sync.Mutex
 	liveLast []byte
+
+	toolsMu sync.Mutex
+	// toolsHeard hear that an adapter's tool list may have changed: its
+	// server said so, or it started (again).
+	toolsHeard map[any]func(adapter string)
+}
+
+// onTools registers (f non-nil) or removes what hears of an adapter's
+// tool list changing.
+func (m *Manager) onTools(key any, f func(adapter string)) {
+	m.toolsMu.Lock()
+	defer m.toolsMu.Unlock()
+	if f == nil {
+		delete(m.toolsHeard, key)
+		return
+	}
+	if m.toolsHeard == nil {
+		m.toolsHeard = map[any]func(string){}
+	}
+	m.toolsHeard[key] = f
+}
+
+func (m *Manager) toolsChanged(adapter string) {
+	m.toolsMu.Lock()
+	fs := make([]func(string), 0, len(m.toolsHeard))
+	for _, f := range m.toolsHeard {
+		fs = append(fs, f)
+	}
+	m.toolsMu.Unlock()
+	for _, f := range fs {
+		f(adapter)
+	}
 }
 
 // NewManager returns a manager with no adapters; Configure gives it some.
@@ -891,6 +923,7 @@ func (rt *runtime) start(done chan struct{}) {
 			return
 		}
 		rt.sess, rt.running, rt.lastErr = s, true, ""
+		defer rt.m.toolsChanged(rt.def.Name)
 	} else {
 		rt.lastErr, rt.failedAt = clean(rt.sec.Redact(err.Error()), 400), rt.m.opts.Now()
 	}
@@ -915,7 +948,8 @@ func (rt *runtime) connect(ctx context.Context) (*mcpSession, error) {
 			}
 			return &mcp.Tool{Name: down.Name, Description: desc, InputSchema: down.InputSchema}, true
 		},
-		Logger: rt.m.log,
+		OnToolsChanged: func() { rt.m.toolsChanged(d.Name) },
+		Logger:         rt.m.log,
 	})
 	copts := mcp.ClientOptions{Info: rt.m.opts.ClientInfo, Root: rt.m.opts.Root, Era: rt.m.opts.Era, OnNotification: mount.Notify, Logger: rt.m.log}
 	s := &mcpSession{mount: mount, stderr: &tail{max: 4096}}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sort"
 	"strings"
 	"sync"
@@ -25,8 +26,10 @@ import (
 type Handlers struct {
 	svc *knowledge.Service
 
-	mu     sync.Mutex
-	server *mcp.Server
+	mu        sync.Mutex
+	server    *mcp.Server
+	published *adapters.Publisher
+	closed    bool
 
 	events sync.WaitGroup // adapter deliveries under way
 }
@@ -45,6 +48,41 @@ func (h *Handlers) Attach(s *mcp.Server) {
 	h.mu.Lock()
 	h.server = s
 	h.mu.Unlock()
+}
+
+// Serve publishes the adapters' tools on s (the toolset's OnServe: kontext
+// mcp serves it): in the background, so that the tool list changes once
+// per adapter when it is ready and never as a side effect of a request.
+func (h *Handlers) Serve(s *mcp.Server) {
+	go func() {
+		m, err := h.svc.Adapters(context.Background())
+		if m == nil {
+			if err != nil {
+				slog.Default().Warn("adapter tools not published", "error", err)
+			}
+			return
+		}
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.closed || h.published != nil {
+			return
+		}
+		h.published = m.Publish(s, spec.Name)
+	}()
+}
+
+// Close stops publishing the adapters' tools and waits for the event
+// deliveries under way (each bounded by its adapter's deadline), so that
+// a server that shuts down does not cut them off.
+func (h *Handlers) Close() {
+	h.mu.Lock()
+	h.closed = true
+	p := h.published
+	h.mu.Unlock()
+	if p != nil {
+		p.Close()
+	}
+	h.WaitEvents()
 }
 
 func (h *Handlers) changed() {

@@ -1,0 +1,111 @@
+package adapters
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kontext-dev/kontext/internal/mcp"
+)
+
+// An exposing adapter's tools are served by a real kontext server once it
+// serves: prefixed names, [adapter] descriptions, the downstream schemas
+// byte for byte, forwarded calls; a name a toolset declares is never
+// taken, and a declared tool answers with its op's text.
+func TestPublishExposedAndDeclaredTools(t *testing.T) {
+	d := helperMCP(t, "memory", map[string]any{"search": op("tool", "search_nodes")}, map[string]any{
+		"expose": "all",
+		"tools":  []any{map[string]any{"name": "lookup", "description": "look up", "op": "search", "params": map[string]any{"query": "string!"}}},
+	})
+	m, _ := newManager(t, Options{}, d)
+	ro := mcp.Annotations{ReadOnly: mcp.Bool(true)}
+	noop := func(context.Context, json.RawMessage) (*mcp.ToolResult, error) { return mcp.TextResult("ours"), nil }
+	obj := json.RawMessage(`{"type":"object"}`)
+	ts := &mcp.Toolset{Name: "knowledge", Tools: []*mcp.Tool{
+		{Name: "ctx_search", Annotations: ro, InputSchema: obj, Call: noop},
+		{Name: "memory_pid", Annotations: ro, InputSchema: obj, Call: noop},
+	}}
+	var p *Publisher
+	ts.OnServe = func(s *mcp.Server) { p = m.Publish(s, "knowledge") }
+	srv, err := mcp.NewServer(mcp.Implementation{Name: "kontext", Version: "t"}, mcp.Options{}, ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(srv.Tools()) != 2 {
+		t.Fatal("tools published before the server serves")
+	}
+	srv.Serving()
+	t.Cleanup(func() { p.Close() })
+
+	serverEnd, clientEnd := mcp.NewInMemoryTransport()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	go func() { _ = srv.Serve(ctx, serverEnd) }()
+	changed := make(chan struct{}, 16)
+	c, err := mcp.Connect(ctx, clientEnd, mcp.ClientOptions{Info: mcp.Implementation{Name: "t", Version: "1"}, Era: mcp.EraLegacy,
+		OnNotification: func(method string, _ json.RawMessage) {
+			if method == "notifications/tools/list_changed" {
+				changed <- struct{}{}
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+
+	byName := map[string]string{}
+	var schema json.RawMessage
+	for byName["memory_search_nodes"] == "" || byName["lookup"] == "" {
+		select {
+		case <-changed:
+		case <-time.After(100 * time.Millisecond):
+		case <-ctx.Done():
+			t.Fatalf("adapter tools never listed: %v", byName)
+		}
+		tools, err := c.ListTools(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tl := range tools {
+			desc := ""
+			if tl.Description != nil {
+				desc = *tl.Description
+			}
+			byName[tl.Name] = desc + " "
+			if tl.Name == "memory_search_nodes" {
+				schema = tl.InputSchema
+			}
+		}
+	}
+	if got := byName["memory_search_nodes"]; got != "[adapter] memory: find entities " {
+		t.Fatalf("description %q", got)
+	}
+	if got := byName["lookup"]; !strings.HasPrefix(got, "[adapter] memory: look up") {
+		t.Fatalf("declared description %q", got)
+	}
+	if want := `{"type":"object","properties":{"query":{"type":"string"}},"required":["query"]}`; string(schema) != want {
+		t.Fatalf("schema %s, want %s", schema, want)
+	}
+	if _, ok := byName["memory_memory_pid"]; ok {
+		t.Fatal("prefix doubled")
+	}
+	res, err := c.CallTool(ctx, "memory_pid", nil)
+	if err != nil || len(res.Content) == 0 || !strings.Contains(string(mustJSON(res.Content)), "ours") {
+		t.Fatalf("memory_pid was shadowed: %s %v", mustJSON(res), err)
+	}
+	res, err = c.CallTool(ctx, "memory_search_nodes", map[string]any{"query": "invoices"})
+	if err != nil || !strings.Contains(string(mustJSON(res.Content)), "Billing invoices") {
+		t.Fatalf("forwarded call: %s %v", mustJSON(res), err)
+	}
+	res, err = c.CallTool(ctx, "lookup", map[string]any{"query": "invoices"})
+	if err != nil || !strings.Contains(string(mustJSON(res.Content)), "Billing invoices") {
+		t.Fatalf("declared call: %s %v", mustJSON(res), err)
+	}
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}

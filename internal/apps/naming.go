@@ -8,14 +8,15 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/kontext-dev/kontext/internal/mcp"
 )
 
-// Name budgets of typed tools. The seed caps a name at 128 characters;
-// clients that prefix a server's name (mcp__kontext__, 14 characters) and
-// cap the whole at 64 still accept 48.
+// Name budgets of typed tools: those of every tool name kontext makes at
+// run time.
 const (
-	DefaultNameBudget = 48
-	MaxNameBudget     = 128
+	DefaultNameBudget = mcp.ToolNameBudget
+	MaxNameBudget     = mcp.MaxToolName
 	// MinNameBudget leaves room for one character of app and action, the
 	// separators and a digest that is never cut.
 	MinNameBudget = digestLen + 4

@@ -25,19 +25,37 @@ import (
 // configuration (which needs no trust) and connects the Go SDK to it.
 func startKnowledge(t *testing.T, repo, userConfig, traces string, env ...string) *mcp.ClientSession {
 	t.Helper()
+	return startKnowledgeWith(t, knowledgeServer{repo: repo, config: userConfig, traces: traces, env: env})
+}
+
+// knowledgeServer is how startKnowledgeWith runs kontext mcp and connects.
+type knowledgeServer struct {
+	repo, config, traces string
+	env                  []string
+	args                 []string           // after --toolsets knowledge --root repo
+	client               *mcp.ClientOptions // handlers; nil for none
+	ask                  string             // the revision asked for; 2025-11-25 when empty
+}
+
+func startKnowledgeWith(t *testing.T, k knowledgeServer) *mcp.ClientSession {
+	t.Helper()
 	cfg := t.TempDir()
-	if err := os.WriteFile(filepath.Join(cfg, "config.toml"), []byte(userConfig), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(cfg, "config.toml"), []byte(k.config), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
-	cmd := exec.Command(kontextBin, "mcp", "--toolsets", "knowledge", "--root", repo)
-	cmd.Env = append(append(os.Environ(), "KONTEXT_TRACE="+traceFile(traces, "kontext"), "KONTEXT_CONFIG_DIR="+cfg), env...)
+	cmd := exec.Command(kontextBin, append([]string{"mcp", "--toolsets", "knowledge", "--root", k.repo}, k.args...)...)
+	cmd.Env = append(append(os.Environ(), "KONTEXT_TRACE="+traceFile(k.traces, "kontext"), "KONTEXT_CONFIG_DIR="+cfg), k.env...)
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
 	logOnFailure(t, "kontext mcp --toolsets knowledge", stderr)
-	client := mcp.NewClient(&mcp.Implementation{Name: "adapters-e2e", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	client := mcp.NewClient(&mcp.Implementation{Name: "adapters-e2e", Version: "1"}, k.client)
+	ask := k.ask
+	if ask == "" {
+		ask = "2025-11-25"
+	}
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: ask})
 	if err != nil {
 		t.Fatal(err)
 	}

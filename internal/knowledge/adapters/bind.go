@@ -73,13 +73,28 @@ func (s schemaInfo) typeOf(name string) string {
 }
 
 // bindArgs fills the parameters of a tool's schema from the op's inputs:
-// each role's first parameter that exists gets the input, a required
+// a declared tool's arguments by name, then each role's first parameter
+// that exists and is not yet bound gets the input, a required
 // string parameter left over gets the primary input, and the op's own
 // args (rendered) are laid over the result.
 func bindArgs(opName string, schema json.RawMessage, inputs scope, explicit map[string]any) map[string]any {
 	var s schemaInfo
 	_ = json.Unmarshal(schema, &s)
 	args := map[string]any{}
+	// A declared tool's arguments ("args") pass to the parameters of the
+	// same name.
+	if given, ok := inputs["args"].(map[string]any); ok {
+		for name, v := range given {
+			if _, ok := s.Properties[name]; !ok {
+				continue
+			}
+			if cv, ok := convert(v, s.typeOf(name)); ok {
+				args[name] = cv
+			} else {
+				args[name] = v
+			}
+		}
+	}
 	roles := rolesOf(opName)
 	var primary any
 	for i, r := range roles {

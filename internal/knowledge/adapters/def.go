@@ -24,6 +24,7 @@ import (
 
 	"github.com/kontext-dev/kontext/internal/knowledge/config"
 	"github.com/kontext-dev/kontext/internal/lazyregexp"
+	"github.com/kontext-dev/kontext/internal/mcp"
 )
 
 // Driver says how an adapter's operations run.
@@ -270,8 +271,9 @@ var nameRe = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
 
 var prefixRe = lazyregexp.New(`^[A-Za-z0-9_-]+$`)
 
-// maxToolName is the length budget of a tool name (the MCP SDKs' limit).
-const maxToolName = 64
+// maxAdapterName leaves an exposed tool's name, <adapter>_<tool>, room
+// for the tool within mcp.ToolNameBudget.
+const maxAdapterName = 32
 
 // FromConfig decodes and validates every adapter of cfg, sorted by name.
 // The first invalid one is an error; Team is set from where the settings
@@ -369,8 +371,8 @@ func Decode(name string, table map[string]any) (*Definition, error) {
 	fail := func(field, format string, args ...any) error {
 		return &Error{Adapter: name, Field: field, Message: fmt.Sprintf(format, args...)}
 	}
-	if !nameRe.MatchString(name) || len(name) > maxToolName {
-		return nil, fail("", "the name may hold letters, digits, _ and - (at most %d), and start with a letter or digit", maxToolName)
+	if !nameRe.MatchString(name) || len(name) > maxAdapterName {
+		return nil, fail("", "the name may hold letters, digits, _ and - (at most %d), and start with a letter or digit", maxAdapterName)
 	}
 	if name == "local" {
 		return nil, fail("", `"local" names kontext's own results; choose another name`)
@@ -690,8 +692,8 @@ func (d *Definition) decodeTool(field string, t rawTool) (*DeclaredTool, error) 
 	switch {
 	case t.Name == "":
 		return nil, fail(".name", "missing")
-	case !nameRe.MatchString(t.Name) || len(t.Name) > maxToolName:
-		return nil, fail(".name", "%q: a tool name may hold letters, digits, _ and - (at most %d)", t.Name, maxToolName)
+	case !nameRe.MatchString(t.Name) || len(t.Name) > mcp.ToolNameBudget:
+		return nil, fail(".name", "%q: a tool name may hold letters, digits, _ and - (at most %d)", t.Name, mcp.ToolNameBudget)
 	case strings.HasPrefix(t.Name, "ctx_"):
 		return nil, fail(".name", "%q: ctx_ names are the knowledge toolset's own", t.Name)
 	}

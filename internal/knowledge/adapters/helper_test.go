@@ -112,6 +112,12 @@ func helperServer() *mcp.Server {
 				wd, _ := os.Getwd()
 				return text(fmt.Sprintf("%s=%d cwd=%s", in.Name, len(os.Getenv(in.Name)), wd)), nil
 			}},
+		{Name: "refuse", Annotations: ro, InputSchema: obj(`"why":{"type":"string"}`, "why"),
+			Call: func(_ context.Context, args json.RawMessage) (*mcp.ToolResult, error) {
+				res := mcp.TextResult("refused: " + string(args))
+				res.IsError = true
+				return res, nil
+			}},
 		{Name: "pid", Annotations: ro, InputSchema: obj(""),
 			Call: func(context.Context, json.RawMessage) (*mcp.ToolResult, error) {
 				return text(fmt.Sprint(os.Getpid())), nil

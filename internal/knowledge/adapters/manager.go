@@ -796,11 +796,21 @@ func (rt *runtime) succeeded() {
 // failed records a failure (unless the caller gave up), starts the
 // cool-down, drops a dead MCP session, and returns the error without
 // secrets.
+//
+// An error the server answered with (an isError result, a JSON-RPC error)
+// is the call's, not the adapter's: it starts no cool-down, so that an
+// agent's bad arguments to one tool do not take the adapter's other tools
+// and ops away for 30 s.
 func (rt *runtime) failed(op string, err error, ctx context.Context) error {
 	timeout := errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded
 	msg := err.Error()
 	if timeout {
 		msg = fmt.Sprintf("no answer within %s", rt.def.OpTimeout(op).Round(time.Millisecond))
+	}
+	var answered *answerError
+	var refused *jsonrpc2.Error
+	if !timeout && (errors.As(err, &answered) || errors.As(err, &refused)) {
+		return &OpError{Adapter: rt.def.Name, Op: op, Message: clean(rt.sec.Redact(msg), 400)}
 	}
 	rt.mu.Lock()
 	s := rt.sess
@@ -1094,10 +1104,16 @@ func (rt *runtime) callMCP(ctx context.Context, opName string, op *Op, sc scope)
 		return nil, err
 	}
 	if res.IsError {
-		return nil, fmt.Errorf("%s answered with an error: %s", tool, clean(resultText(res), 300))
+		return nil, &answerError{fmt.Sprintf("%s answered with an error: %s", tool, clean(resultText(res), 300))}
 	}
 	return toolPayload(res), nil
 }
+
+// answerError is an op the server answered with an error (an isError
+// result): the adapter works, the call does not.
+type answerError struct{ msg string }
+
+func (e *answerError) Error() string { return e.msg }
 
 // tail keeps the last bytes a child wrote to stderr.
 type tail struct {

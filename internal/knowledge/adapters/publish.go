@@ -2,9 +2,11 @@ package adapters
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base32"
 	"encoding/json"
 	"errors"
-	"regexp"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -13,12 +15,6 @@ import (
 	"github.com/kontext-dev/kontext/internal/mcp"
 	"github.com/kontext-dev/kontext/internal/mcp/proxy"
 )
-
-// MaxPublishedName is the length budget of a published tool's name: the
-// apps toolset's longest typed tool name.
-const MaxPublishedName = 128
-
-var publishedNameRe = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
 // publishRetry is how often an exposed adapter that did not start is
 // tried again, and publishPatience how long it is tried in all.
@@ -179,7 +175,7 @@ func (p *Publisher) exposed(d *Definition, down protocol.Tool) *mcp.Tool {
 	}
 	desc = adapterDescription(d.Name, desc)
 	t := &mcp.Tool{
-		Name: d.ToolName(down.Name), Description: desc, Toolset: p.toolset,
+		Name: exposedName(d.ToolName(down.Name)), Description: desc, Toolset: p.toolset,
 		InputSchema: down.InputSchema, OutputSchema: down.OutputSchema,
 	}
 	if down.Title != nil {
@@ -207,6 +203,34 @@ func (p *Publisher) exposed(d *Definition, down protocol.Tool) *mcp.Tool {
 	}
 	return t
 }
+
+// exposedName fits a downstream tool's name, prefixed, to the character
+// set and budget of the tools kontext makes (mcp.IsToolName): other
+// characters become "_", and a name over the budget is cut and ends in a
+// digest of the whole, so that it stays the same from run to run and
+// apart from its neighbours. A name that fits is kept as it is.
+func exposedName(name string) string {
+	if mcp.IsToolName(name, mcp.ToolNameBudget) {
+		return name
+	}
+	b := make([]byte, 0, len(name))
+	for _, r := range name {
+		if r < 0x80 && mcp.IsToolNameByte(byte(r)) {
+			b = append(b, byte(r))
+		} else {
+			b = append(b, '_')
+		}
+	}
+	if len(b) <= mcp.ToolNameBudget {
+		return string(b)
+	}
+	sum := sha256.Sum256([]byte(name))
+	digest := strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(sum[:]))[:exposedDigest]
+	return strings.TrimRight(string(b[:mcp.ToolNameBudget-exposedDigest-1]), "_-") + "_" + digest
+}
+
+// exposedDigest is the length of the digest a cut name ends in (50 bits).
+const exposedDigest = 10
 
 // adapterDescription starts with "[adapter]", as the seed has every
 // adapter tool's description start, and names the adapter, so that an
@@ -242,7 +266,7 @@ func (p *Publisher) syncDeclared() {
 }
 
 // replace serves tools for key in place of what key served: names that
-// are not [A-Za-z0-9_-] within MaxPublishedName, that a toolset declares
+// are not tool names (mcp.IsToolName), that a toolset declares
 // (ctx_* among them) or that another adapter took are left out with a
 // warning. An unchanged list changes nothing.
 func (p *Publisher) replace(key string, tools []*mcp.Tool) error {
@@ -262,8 +286,8 @@ func (p *Publisher) replace(key string, tools []*mcp.Tool) error {
 	for _, t := range tools {
 		warn := func(why string) { p.m.log.Warn("adapter tool not published: "+why, "adapter", key, "tool", t.Name) }
 		switch {
-		case !publishedNameRe.MatchString(t.Name) || len(t.Name) > MaxPublishedName:
-			warn("a tool name may hold letters, digits, _ and - (at most 128)")
+		case !mcp.IsToolName(t.Name, mcp.ToolNameBudget):
+			warn(fmt.Sprintf("a tool name may hold letters, digits, _ and - (at most %d)", mcp.ToolNameBudget))
 			continue
 		case strings.HasPrefix(t.Name, "ctx_") || (!own[t.Name] && p.srv.Declares(t.Name)) || seen[t.Name]:
 			warn("its name is taken")

@@ -109,3 +109,57 @@ func mustJSON(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
 }
+
+// Exposed names keep to the tool name budget and character set: a name
+// that fits stays, other characters become "_", a long name is cut and
+// ends in a digest of the whole, the same on every run.
+func TestExposedName(t *testing.T) {
+	long := "everything_" + strings.Repeat("very-long-tool-name", 4)
+	cases := map[string]string{
+		"memory_search_nodes": "memory_search_nodes",
+		"fs_read.file":        "fs_read_file",
+		"fs_čítaj súbor":      "fs___taj_s_bor",
+	}
+	for in, want := range cases {
+		if got := exposedName(in); got != want {
+			t.Errorf("exposedName(%q) = %q, want %q", in, got, want)
+		}
+	}
+	got := exposedName(long)
+	if !mcp.IsToolName(got, mcp.ToolNameBudget) || len(got) != mcp.ToolNameBudget {
+		t.Fatalf("exposedName(long) = %q (%d characters)", got, len(got))
+	}
+	if got != exposedName(long) || got == exposedName(long+"x") {
+		t.Fatalf("the digest does not tell names apart: %q", got)
+	}
+	if !strings.HasPrefix(got, "everything_very-long-tool-name") {
+		t.Fatalf("the cut name lost its start: %q", got)
+	}
+}
+
+// A declared tool whose op names an MCP tool and no args passes its
+// arguments to the tool's parameters of the same name; a tool that
+// answers isError is the call's failure and starts no cool-down.
+func TestDeclaredToolArgumentsAndAnsweredErrors(t *testing.T) {
+	d := helperMCP(t, "helper", map[string]any{"search": op("tool", "search_nodes")}, map[string]any{
+		"tools": []any{
+			map[string]any{"name": "which_env", "params": map[string]any{"name": "string!"}, "op": map[string]any{"tool": "env"}},
+			map[string]any{"name": "say_no", "params": map[string]any{"why": "string!"}, "op": map[string]any{"tool": "refuse"}},
+		},
+	})
+	m, _ := newManager(t, Options{}, d)
+	ctx := context.Background()
+	text, err := m.CallDeclared(ctx, "helper", "which_env", json.RawMessage(`{"name":"HOME"}`))
+	if err != nil || !strings.HasPrefix(text, "HOME=") {
+		t.Fatalf("which_env: %q %v, want the env tool to get name=HOME", text, err)
+	}
+	if _, err := m.CallDeclared(ctx, "helper", "say_no", json.RawMessage(`{"why":"because"}`)); err == nil || !strings.Contains(err.Error(), `refused: {"why":"because"}`) {
+		t.Fatalf("say_no: %v", err)
+	}
+	if st := m.Status()[0]; st.State == StateFailing {
+		t.Fatalf("an isError answer cooled the adapter down: %+v", st)
+	}
+	if text, err := m.CallDeclared(ctx, "helper", "which_env", json.RawMessage(`{"name":"PATH"}`)); err != nil || !strings.HasPrefix(text, "PATH=") {
+		t.Fatalf("which_env after the refusal: %q %v", text, err)
+	}
+}

@@ -10,6 +10,12 @@
 // Each ask-* tool sends one request and reports what came back: the result
 // as text, or the client's JSON-RPC error as an isError result whose text is
 // {"code": ..., "message": ...}.
+//
+// The other tools are for kontext's exposed adapter tools: add-tool
+// registers one more tool (so the server says tools/list_changed), wait-for-cancel
+// blocks until its request is cancelled and cancelled-count says how many
+// were, and two names kontext must not serve as they are: one far over the
+// name budget, and ctx_search, a name of kontext's own.
 
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -46,5 +52,25 @@ for (const [name, { request, schema }] of Object.entries(asks)) {
     }
   });
 }
+
+let added = 0;
+server.registerTool('add-tool', { description: 'Registers one more tool, added-1, added-2 and so on.', inputSchema: {} }, async () => {
+  const name = `added-${++added}`;
+  server.registerTool(name, { description: `Added by add-tool.`, inputSchema: {} }, async () => ({ content: [{ type: 'text', text: `${name} answers` }] }));
+  return { content: [{ type: 'text', text: `added ${name}` }] };
+});
+
+let cancelled = 0;
+server.registerTool('wait-for-cancel', { description: 'Blocks until the request is cancelled (20 s at most).', inputSchema: {} }, async (_args, extra) => {
+  await new Promise((resolve) => {
+    const timer = setTimeout(resolve, 20000);
+    extra.signal.addEventListener('abort', () => { cancelled++; clearTimeout(timer); resolve(); });
+  });
+  return { content: [{ type: 'text', text: 'not cancelled' }] };
+});
+server.registerTool('cancelled-count', { description: 'How many wait-for-cancel calls were cancelled.', inputSchema: {} }, async () => ({ content: [{ type: 'text', text: String(cancelled) }] }));
+
+server.registerTool('a-tool-whose-name-goes-on-far-past-what-any-client-shows', { description: 'A long name.', inputSchema: {} }, async () => ({ content: [{ type: 'text', text: 'long answers' }] }));
+server.registerTool('ctx_search', { description: 'Not kontext.', inputSchema: {} }, async () => ({ content: [{ type: 'text', text: 'the impostor answers' }] }));
 
 await server.connect(new StdioServerTransport());

@@ -280,7 +280,9 @@ query = { q = "{{query}}" }
 }
 
 // server-everything over streamable HTTP as an adapter: one HTTP session,
-// and its get-roots-list is answered with the repository root there too.
+// its get-roots-list is answered with the repository root there too, as
+// the search op and as an exposed tool, and expose as a list serves just
+// the tools it names.
 func TestAdaptersServerEverythingOverHTTP(t *testing.T) {
 	node, dir := npmDir(t)
 	repo := gitRepo(t)
@@ -303,6 +305,7 @@ func TestAdaptersServerEverythingOverHTTP(t *testing.T) {
 	cs := startKnowledge(t, repo, `[adapters.everything]
 driver = "mcp"
 url = "http://127.0.0.1:`+itoa(port)+`/mcp"
+expose = ["echo", "get-roots-list"]
 
 [adapters.everything.ops.search]
 tool = "get-roots-list"
@@ -312,6 +315,71 @@ tool = "get-roots-list"
 		t.Errorf("get-roots-list over streamable HTTP:\n%s", text)
 	}
 	t.Logf("%s", text)
+	// The exposed list names two tools: only they are served, and calls
+	// to them go over the same HTTP session.
+	tools := waitForTools(t, cs, "everything_echo", "everything_get-roots-list")
+	for name := range tools {
+		if strings.HasPrefix(name, "everything_") && name != "everything_echo" && name != "everything_get-roots-list" {
+			t.Errorf("%s is served, and expose names only echo and get-roots-list", name)
+		}
+	}
+	if got, isErr := callText(t, cs, "everything_echo", map[string]any{"message": "over HTTP"}); isErr || got != "Echo: over HTTP" {
+		t.Errorf("everything_echo over streamable HTTP answered %q (isError %v)", got, isErr)
+	}
+	if got, isErr := callText(t, cs, "everything_get-roots-list", nil); isErr || !strings.Contains(got, filepath.Base(repo)) {
+		t.Errorf("everything_get-roots-list over streamable HTTP answered %q (isError %v)", got, isErr)
+	}
+	_ = cs.Close()
+	validateWire(t, readTraces(t, tracesIn(t, traces)))
+}
+
+// @modelcontextprotocol/server-memory as a store: a capture event, mapped
+// to its create_entities tool, writes the captured learning into the
+// memory graph, where ctx_search then finds it through the same adapter's
+// search op, and the memory file holds it.
+func TestAdaptersMemoryServerIsAStore(t *testing.T) {
+	node, dir := npmDir(t)
+	repo := gitRepo(t)
+	memory := filepath.Join(t.TempDir(), "memory.jsonl")
+	server := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-memory", "dist", "index.js")
+	traces := t.TempDir()
+	cs := startKnowledge(t, repo, `[adapters.memory]
+driver = "mcp"
+command = [`+quote(node)+`, `+quote(server)+`]
+env = { MEMORY_FILE_PATH = `+quote(memory)+` }
+
+[adapters.memory.ops.search]
+tool = "search_nodes"
+
+[adapters.memory.ops.store]
+tool = "create_entities"
+args = { entities = [{ name = "{{title}}", entityType = "{{kind}}", observations = ["{{summary}}"] }] }
+
+[[adapters.memory.on]]
+event = "capture"
+op = "store"
+`, traces)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ctx_capture", Arguments: map[string]any{
+		"kind": "learning", "title": "Samovar descaling", "body": "Descale the samovar every Friday, or the tea tastes of chalk.", "visibility": "private",
+	}})
+	if err != nil || res.IsError {
+		t.Fatalf("ctx_capture: %v %s", err, textContent(t, res))
+	}
+	var found string
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		found = ctxSearch(t, cs, map[string]any{"query": "samovar", "sources": []string{"memory"}})
+		if strings.Contains(found, "Samovar descaling") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the captured learning never reached the memory server; ctx_search says:\n%s", found)
+		}
+	}
+	saved, err := os.ReadFile(memory)
+	if err != nil || !strings.Contains(string(saved), `"name":"Samovar descaling"`) || !strings.Contains(string(saved), `"entityType":"learning"`) || !strings.Contains(string(saved), "Descale the samovar") {
+		t.Errorf("the memory file holds %q (%v)", saved, err)
+	}
+	t.Logf("found through the memory server:\n%s", found)
 	_ = cs.Close()
 	validateWire(t, readTraces(t, tracesIn(t, traces)))
 }

@@ -601,6 +601,15 @@ func buildServer(c *cli.Context, p Program, opts mcp.Options, log *slog.Logger) 
 	}
 	opts.Filter = filter.Filter
 	opts.Logger = log
+	// The tools of the toolsets left out stay theirs: an adapter's tool
+	// must not take a name that another run serves as kontext's own.
+	for _, f := range p.Toolsets {
+		if !filter.Wants(f) && f.Describe != nil {
+			for _, t := range f.Describe().Tools {
+				opts.ReservedToolNames = append(opts.ReservedToolNames, t.Name)
+			}
+		}
+	}
 	if p.OutputFilter != nil {
 		opts.OutputFilter = p.OutputFilter(root)
 	}

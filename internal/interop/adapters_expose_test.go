@@ -142,7 +142,7 @@ prefix = ""
 // the schemas, annotations and description it has when the Go SDK asks
 // the server itself; a tool declared in the configuration under exactly
 // its name; a TypeScript SDK v1 server exposed without a prefix, whose
-// ctx_search never shadows kontext's and whose over-long name is cut to
+// ctx_search and apps_list never shadow kontext's and whose over-long name is cut to
 // the budget. Calls are forwarded and answered as the adapter answers,
 // with progress and cancellation passed through; the adapter's
 // tools/list_changed becomes kontext's, and a server-initiated roots/list
@@ -204,6 +204,11 @@ func TestAdaptersExposedTools(t *testing.T) {
 				}
 				if search := tools["ctx_search"]; search == nil || strings.HasPrefix(search.Description, "[adapter]") || strings.Contains(search.Description, "Not kontext") {
 					t.Errorf("ctx_search was shadowed: %+v", search)
+				}
+				// apps_list is the apps toolset's, which this run does not
+				// serve: the name stays kontext's all the same.
+				if tools["apps_list"] != nil {
+					t.Errorf("the adapter's apps_list is served: %+v", tools["apps_list"])
 				}
 				var long []string
 				for name := range tools {

@@ -54,6 +54,10 @@ type Options struct {
 	// Context application names its instance there). Keys are reverse-DNS;
 	// the io.modelcontextprotocol/ prefix is the runtime's own.
 	ResultMeta map[string]any
+	// ReservedToolNames are names no tool added at run time may take
+	// (Declares reports them): the tools of toolsets this server does not
+	// serve, which another run may.
+	ReservedToolNames []string
 	// ListChangedDebounce, when set, collects tools and resources
 	// list changes and resource updates for that long and sends each kind
 	// once (an update once per URI): a burst of applications appearing is
@@ -359,13 +363,14 @@ func (s *Server) serveHooksLocked() []func(*Server) {
 	return hooks
 }
 
-// Declares reports whether a tool of that name is served, or declared by
-// a toolset of the server even when the filter leaves it out: a name a
-// tool added at run time must not take.
+// Declares reports whether a tool of that name is served, declared by a
+// toolset of the server even when the filter leaves it out, or reserved
+// (Options.ReservedToolNames): a name a tool added at run time must not
+// take.
 func (s *Server) Declares(name string) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if _, ok := s.tools[name]; ok {
+	if _, ok := s.tools[name]; ok || slices.Contains(s.opts.ReservedToolNames, name) {
 		return true
 	}
 	for _, ts := range s.toolsets {

@@ -67,7 +67,7 @@ func TestEveryCommandRefusesExtraArguments(t *testing.T) {
 			args = append(args, fmt.Sprintf("x%d", i+1))
 		}
 		code, stdout, stderr := run(args...)
-		want := regexp.MustCompile(fmt.Sprintf(`^kontext: unexpected argument "x%d"; usage: kontext %s( \[options\])?( <[^\n]+)?\n$`, takes+1, regexp.QuoteMeta(c.path)))
+		want := regexp.MustCompile(fmt.Sprintf(`^kontext: unexpected argument "x%d"; usage: kontext %s( \[options\])?( \[?<[^\n]+)?\n$`, takes+1, regexp.QuoteMeta(c.path)))
 		if code != 2 || stdout != "" || !want.MatchString(stderr) {
 			t.Errorf("kontext %s: exit %d, stdout %q, stderr %q; want exit 2 and %s", strings.Join(args, " "), code, stdout, stderr, want)
 		}

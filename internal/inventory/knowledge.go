@@ -107,6 +107,7 @@ func hooksCommand() *cli.Command {
 		Category: kcli.CategorySetup,
 		Usage:    "install, remove or inspect the git hooks that check and link the team's knowledge",
 		Subcommands: []*cli.Command{
+			hooksSyncCommand(),
 			{
 				Name:  "install",
 				Usage: "add kontext's block to pre-commit, prepare-commit-msg, post-commit, post-merge and post-rewrite (existing hooks are kept)",
@@ -153,7 +154,7 @@ func hooksCommand() *cli.Command {
 						return err
 					}
 					args := c.Args().Slice()
-					code := hooks.Run(c.Context, wd, args[0], args[1:], hooks.Options{Stdout: c.App.Writer, Stderr: c.App.ErrWriter})
+					code := hooks.Run(c.Context, wd, args[0], args[1:], hooks.Options{Stdout: c.App.Writer, Stderr: c.App.ErrWriter, StartSync: startSync(wd)})
 					if code != 0 {
 						return cli.Exit("", code)
 					}

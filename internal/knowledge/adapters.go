@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/kontext-dev/kontext/internal/knowledge/adapters"
+	"github.com/kontext-dev/kontext/internal/knowledge/hooks"
+	"github.com/kontext-dev/kontext/internal/knowledge/local"
+	"github.com/kontext-dev/kontext/internal/knowledge/store"
 )
 
 // Adapters returns the process's adapter manager for this repository,
@@ -391,4 +394,115 @@ func containsString(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// EventFields is an entry as the templates of an op subscribed to an event
+// see it.
+func (o *Opened) EventFields(e *store.Entry) map[string]any {
+	list := func(ss []string) []any {
+		out := make([]any, len(ss))
+		for i, s := range ss {
+			out[i] = s
+		}
+		return out
+	}
+	return map[string]any{
+		"id":         e.ID,
+		"kind":       e.Kind,
+		"title":      e.Title,
+		"status":     e.Status,
+		"date":       e.Date,
+		"summary":    e.SummaryText(400),
+		"tags":       list(e.Tags),
+		"paths":      list(e.Paths),
+		"body":       e.Body,
+		"markdown":   string(store.Marshal(e)),
+		"path":       e.Path,
+		"visibility": e.Visibility,
+		"source":     map[string]any{"repo": o.Config.Identity.ID, "branch": o.State.Branch},
+	}
+}
+
+// SyncDelivery is what the sync event did for one committed entry.
+type SyncDelivery struct {
+	Entry      *store.Entry
+	Deliveries []adapters.Delivery
+	// Again is set when once was asked and every subscriber has this
+	// version of the entry already.
+	Again bool
+}
+
+// DeliverSync delivers the sync event, each entry that rev adds or
+// changes relative to base ("": rev's first parent) as committed, to the
+// adapters that subscribe to it, and waits for the deliveries (each
+// bounded by its adapter's deadline). With once, a subscriber that a sync
+// gave this version of an entry already is left out, and what is
+// delivered now is recorded (the hooks' runs); a failed delivery is tried
+// again by the next sync of that entry.
+func (s *Service) DeliverSync(ctx context.Context, base, rev string, once bool) ([]SyncDelivery, error) {
+	o, err := s.Open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range []*string{&base, &rev} {
+		if *r == "" {
+			continue
+		}
+		sha, err := o.Git.ResolveCommit(ctx, *r)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a commit of this repository", *r)
+		}
+		*r = sha
+	}
+	committed, err := hooks.CommittedEntries(ctx, o.Git, o.Store, base, rev)
+	if err != nil {
+		return nil, err
+	}
+	if len(committed) == 0 {
+		return nil, nil
+	}
+	mgr, err := s.Adapters(ctx)
+	if mgr == nil {
+		return nil, err
+	}
+	var synced local.Synced
+	if once {
+		unlock, err := o.State.LockSynced(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+		synced = o.State.ReadSynced()
+	}
+	var out []SyncDelivery
+	for _, c := range committed {
+		fields := o.EventFields(c.Entry)
+		fields["visibility"] = "team" // what a commit holds is the team's
+		ev := adapters.Event{Name: adapters.EventSync, Fields: fields}
+		key := func(adapter, op string) string { return c.Entry.Path + " " + adapter + "." + op }
+		skipped := 0
+		if once {
+			ev.Skip = func(adapter, op string) bool {
+				if synced[key(adapter, op)] == c.Version {
+					skipped++
+					return true
+				}
+				return false
+			}
+		}
+		d := SyncDelivery{Entry: c.Entry, Deliveries: mgr.Deliver(ctx, ev)}
+		d.Again = skipped > 0 && len(d.Deliveries) == 0
+		for _, dl := range d.Deliveries {
+			if once && dl.Err == nil {
+				synced[key(dl.Adapter, dl.Op)] = c.Version
+			}
+		}
+		out = append(out, d)
+	}
+	if once {
+		if err := o.State.WriteSynced(synced); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
 }

@@ -433,6 +433,9 @@ type Event struct {
 	// summary, tags, paths, body, markdown, path, visibility, source.repo,
 	// source.branch.
 	Fields map[string]any
+	// Skip, when set, leaves out the subscriptions it reports (a sync of
+	// a version an adapter has already).
+	Skip func(adapter, op string) bool
 }
 
 // Delivery is one subscription's outcome.
@@ -455,6 +458,9 @@ func (m *Manager) Deliver(ctx context.Context, ev Event) []Delivery {
 	for _, rt := range m.runtimes() {
 		for _, s := range rt.def.On {
 			if s.Event != ev.Name || (s.Visibility != "" && s.Visibility != vis) || (len(s.Kinds) > 0 && !contains(s.Kinds, kind)) {
+				continue
+			}
+			if ev.Skip != nil && ev.Skip(rt.def.Name, s.Op) {
 				continue
 			}
 			jobs = append(jobs, job{rt, s.Op})

@@ -8,7 +8,8 @@
 //   - prepare-commit-msg adds a Decision:/Convention:/Learning:/Incident:
 //     trailer for each entry the commit introduces;
 //   - post-commit, post-merge and post-rewrite forget promoted inbox
-//     records whose entries HEAD now holds.
+//     records whose entries HEAD now holds, and start the delivery of the
+//     sync event to the adapters that subscribe to it (sync.go).
 //
 // A hook runs on every commit, so the common case (no knowledge staged)
 // costs a few git processes and no scan of the repository; and a hook
@@ -51,6 +52,11 @@ type Options struct {
 	Stdout, Stderr io.Writer
 	// Getenv reads KONTEXT_SKIP and the configuration's environment.
 	Getenv func(string) string
+	// StartSync, when set, starts delivering the sync event for the
+	// entries rev changed relative to base ("": rev's first parent),
+	// writing what happened to the log file, and must not wait for it
+	// (kontext starts `kontext hooks sync`).
+	StartSync func(base, rev, log string) error
 }
 
 // Skipped reports whether KONTEXT_SKIP asks to bypass the hooks (any value
@@ -96,6 +102,7 @@ func Run(ctx context.Context, dir, hook string, args []string, opts Options) int
 			r.syncPartialReadme(ctx)
 		}
 		r.cleanPromoted(ctx)
+		r.startSync(ctx, hook, args)
 		return 0
 	}
 	r.warn("unknown hook %q (kontext runs pre-commit, prepare-commit-msg, post-commit, post-merge, post-rewrite)", hook)

@@ -29,7 +29,7 @@ func (h *Handlers) deliver(ctx context.Context, o *knowledge.Opened, event strin
 	}
 	var events []adapters.Event
 	for _, e := range entries {
-		events = append(events, adapters.Event{Name: event, Fields: eventFields(o, e)})
+		events = append(events, adapters.Event{Name: event, Fields: o.EventFields(e)})
 	}
 	// The call's context ends with the call; the delivery outlives it.
 	bg := context.WithoutCancel(ctx)
@@ -49,29 +49,3 @@ func (h *Handlers) deliver(ctx context.Context, o *knowledge.Opened, event strin
 // WaitEvents waits for the deliveries under way (tests, and a server
 // that shuts down).
 func (h *Handlers) WaitEvents() { h.events.Wait() }
-
-// eventFields is an entry as the templates of a subscribed op see it.
-func eventFields(o *knowledge.Opened, e *store.Entry) map[string]any {
-	list := func(ss []string) []any {
-		out := make([]any, len(ss))
-		for i, s := range ss {
-			out[i] = s
-		}
-		return out
-	}
-	return map[string]any{
-		"id":         e.ID,
-		"kind":       e.Kind,
-		"title":      e.Title,
-		"status":     e.Status,
-		"date":       e.Date,
-		"summary":    e.SummaryText(400),
-		"tags":       list(e.Tags),
-		"paths":      list(e.Paths),
-		"body":       e.Body,
-		"markdown":   string(store.Marshal(e)),
-		"path":       e.Path,
-		"visibility": e.Visibility,
-		"source":     map[string]any{"repo": o.Config.Identity.ID, "branch": o.State.Branch},
-	}
-}

@@ -161,7 +161,7 @@ func knowledgeEndToEnd(t *testing.T, ask string) {
 
 	// Search: the seed's line format.
 	hits := mustOK("ctx_search", map[string]any{"query": "postgres orders", "kinds": "decision"})
-	line := regexp.MustCompile(`(?m)^1\. Store orders in Postgres — .+ \[decision · accepted · \d{4}-\d\d-\d\d · local\] <kx:` + regexp.QuoteMeta(entryID) + `>$`)
+	line := regexp.MustCompile(`(?m)^1\. Store orders in Postgres — .+ \[decision · accepted · \d{4}-\d\d-\d\d\] <kx:` + regexp.QuoteMeta(entryID) + `>$`)
 	if !line.MatchString(hits) {
 		t.Errorf("search hit:\n%s", hits)
 	}

@@ -171,9 +171,16 @@ func formatHits(hits []index.Hit, budget int) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
+// hitLine is "N. title — snippet [kind · status · date · source] <uri>";
+// the source is named only when it is not local, so an adapter's hit
+// stands out among the repository's own.
 func hitLine(n int, hit index.Hit) string {
+	source := hit.Source
+	if source == "local" {
+		source = ""
+	}
 	var meta []string
-	for _, part := range []string{hit.Kind, hit.Status, hit.Date, hit.Source} {
+	for _, part := range []string{hit.Kind, hit.Status, hit.Date, source} {
 		if part != "" {
 			meta = append(meta, part)
 		}

@@ -384,3 +384,54 @@ op = "store"
 	_ = cs.Close()
 	validateWire(t, readTraces(t, tracesIn(t, traces)))
 }
+
+// A command adapter through a real kontext mcp: printf as its search op
+// (hits fused with the local ones and named by source), as the read op of
+// the URIs it owns, and behind a declared tool; its argument vector runs
+// without a shell, so a query that reads as a shell command stays text.
+func TestAdaptersCommandDriver(t *testing.T) {
+	requireSetup(t)
+	repo := gitRepo(t)
+	marker := filepath.Join(t.TempDir(), "pwned")
+	traces := t.TempDir()
+	cs := startKnowledge(t, repo, `[adapters.wiki]
+driver = "command"
+
+[adapters.wiki.ops.search]
+command = ["printf", '{"results":[{"title":"Wiki: %s","snippet":"from printf","uri":"wiki://%s","kind":"note"}]}', "{{query}}", "tea"]
+
+[adapters.wiki.ops.read]
+owns = ["wiki://"]
+command = ["printf", "page %s", "{{uri|after:wiki://}}"]
+
+[[adapters.wiki.tools]]
+name = "wiki_page"
+description = "A wiki page"
+params = { page = "string!" }
+op = { command = ["printf", "the %s page", "{{page}}"] }
+`, traces)
+	text := ctxSearch(t, cs, map[string]any{"query": "tea"})
+	if !strings.Contains(text, "Wiki: tea — from printf [note · wiki] <wiki://tea>") || !strings.Contains(text, "README.md") {
+		t.Errorf("the command adapter's hit, fused:\n%s", text)
+	}
+	injected := "$(touch " + marker + ")"
+	if text := ctxSearch(t, cs, map[string]any{"query": injected, "sources": []string{"wiki"}}); !strings.Contains(text, "Wiki: "+injected) {
+		t.Errorf("the query as the command saw it:\n%s", text)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the query ran as a shell command")
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ctx_read", Arguments: map[string]any{"uri": "wiki://tea"}})
+	if err != nil || res.IsError || !strings.Contains(textContent(t, res), "page tea") {
+		t.Errorf("ctx_read wiki://tea: %v %s", err, textContent(t, res))
+	}
+	tools := waitForTools(t, cs, "wiki_page")
+	if tools["wiki_page"].Description != "[adapter] wiki: A wiki page" {
+		t.Errorf("wiki_page: %q", tools["wiki_page"].Description)
+	}
+	if got, isErr := callText(t, cs, "wiki_page", map[string]any{"page": "oolong"}); isErr || got != "the oolong page" {
+		t.Errorf("wiki_page answered %q (isError %v)", got, isErr)
+	}
+	_ = cs.Close()
+	validateWire(t, readTraces(t, tracesIn(t, traces)))
+}

@@ -163,3 +163,26 @@ func TestDeclaredToolArgumentsAndAnsweredErrors(t *testing.T) {
 		t.Fatalf("which_env after the refusal: %q %v", text, err)
 	}
 }
+
+// Whatever a downstream server calls its tool, the name kontext serves it
+// under is a tool name within the budget, and the same every time.
+func FuzzExposedName(f *testing.F) {
+	for _, s := range []string{"memory_search_nodes", "fs_čítaj súbor", "", "_", strings.Repeat("x", 200), "a\x00b", "\xff\xfe"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		got := exposedName(name)
+		if name == "" {
+			return // a downstream tool always has a name; an empty one is refused when listed
+		}
+		if !mcp.IsToolName(got, mcp.ToolNameBudget) {
+			t.Fatalf("exposedName(%q) = %q, not a tool name", name, got)
+		}
+		if exposedName(name) != got {
+			t.Fatalf("exposedName(%q) is not stable", name)
+		}
+		if mcp.IsToolName(name, mcp.ToolNameBudget) && got != name {
+			t.Fatalf("exposedName(%q) = %q changed a name that fits", name, got)
+		}
+	})
+}

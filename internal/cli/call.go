@@ -50,6 +50,9 @@ func callTool(c *cli.Context, p Program, tool string, args map[string]json.RawMe
 	// The handlers see the mark through the session's context: they speak
 	// to a person at a shell.
 	ctx := shell.With(c.Context)
+	// Closing the toolsets waits for what a call delivers in the
+	// background (an adapter's event), which the process would cut off.
+	defer b.close()
 	client, stop, err := inProcess(ctx, b.server)
 	if err != nil {
 		return err

@@ -547,6 +547,9 @@ func splitList(values []string) []string {
 type built struct {
 	server *mcp.Server
 	root   *fsroot.Root
+	// close releases the toolsets served (their watchers, indexes and
+	// adapters) and waits for what they still deliver in the background.
+	close func()
 }
 
 // buildServer opens the root and the toolsets and applies the filter. An
@@ -623,7 +626,7 @@ func buildServer(c *cli.Context, p Program, opts mcp.Options, log *slog.Logger) 
 	if opts.RootDiscovery == nil { // else no root is served yet
 		log.Info("kontext serving", "root", root.Dir(), "rootFrom", choice.Source, "tools", len(srv.Tools()), "readOnly", filter.ReadOnly)
 	}
-	return &built{server: srv, root: root}, nil
+	return &built{server: srv, root: root, close: func() { closeToolsets(sets) }}, nil
 }
 
 // selection is the filter of a kontext mcp command line.
@@ -708,6 +711,7 @@ func mcpCommand(p Program, cm *completion) *cli.Command {
 			if err != nil {
 				return err
 			}
+			defer b.close()
 			if setup != nil {
 				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 				defer stop()
@@ -798,6 +802,7 @@ func toolsCommand(p Program) *cli.Command {
 			if err != nil {
 				return err
 			}
+			defer b.close()
 			client, stop, err := inProcess(c.Context, b.server)
 			if err != nil {
 				return err

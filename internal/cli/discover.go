@@ -59,6 +59,12 @@ func mcpServer(c *cli.Context, p Program, opts mcp.Options, log *slog.Logger) (*
 		return nil, err
 	}
 	d.srv = b.server
+	b.close = func() {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		closeToolsets(d.served)
+		d.served = nil
+	}
 	log.Info("not in a git work tree and given no root: asking the client for its roots", "dir", choice.Dir)
 	return b, nil
 }

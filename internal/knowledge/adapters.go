@@ -80,7 +80,8 @@ type adapterReport struct {
 	defs   []*adapters.Definition
 	status []adapters.Status
 	live   map[string]adapters.LiveState
-	err    error // the first invalid definition
+	kept   map[string]int // deliveries waiting in the outbox
+	err    error          // the first invalid definition
 }
 
 func (o *Opened) adapterReport(getenv func(string) string) (adapterReport, error) {
@@ -92,7 +93,7 @@ func (o *Opened) adapterReport(getenv func(string) string) (adapterReport, error
 	m := adapters.NewManager(o.managerOptions(getenv, trust))
 	m.Configure(defs)
 	defer m.Close()
-	return adapterReport{defs: defs, status: m.Status(), live: adapters.ReadLive(o.adapterStateDir()), err: defErr}, nil
+	return adapterReport{defs: defs, status: m.Status(), live: adapters.ReadLive(o.adapterStateDir()), kept: m.Kept(), err: defErr}, nil
 }
 
 // adaptersRow is kontext status's line on the adapters ("" when none is
@@ -188,6 +189,9 @@ func AdaptersList(ctx context.Context, dir string, w io.Writer) error {
 		fmt.Fprintf(w, "    ops: %s", ops)
 		if len(st.Events) > 0 {
 			fmt.Fprintf(w, "; events: %s", strings.Join(st.Events, ", "))
+		}
+		if n := r.kept[st.Name]; n > 0 {
+			fmt.Fprintf(w, "; %d failed %s waiting to be tried again", n, map[bool]string{true: "delivery", false: "deliveries"}[n == 1])
 		}
 		fmt.Fprintln(w)
 	}

@@ -446,7 +446,8 @@ type Delivery struct {
 }
 
 // Deliver runs every subscribed op for the event, in parallel, and
-// returns their outcomes sorted by adapter.
+// returns their outcomes sorted by adapter. A capture or promote delivery
+// that fails waits in the outbox for RetryKept.
 func (m *Manager) Deliver(ctx context.Context, ev Event) []Delivery {
 	kind, _ := ev.Fields["kind"].(string)
 	vis, _ := ev.Fields["visibility"].(string)
@@ -481,6 +482,7 @@ func (m *Manager) Deliver(ctx context.Context, ev Event) []Delivery {
 			if err == nil {
 				d.Receipt = j.rt.sec.Redact(textOf(payload, j.rt.def.Ops[j.op]))
 			}
+			m.keep(ev, d)
 			out[i] = d
 		}()
 	}

@@ -14,8 +14,8 @@ import (
 // Each op is bounded by its adapter's deadline; a failure is logged (the
 // manager's errors carry no secret, its redaction applied).
 //
-// Unlike the original, kontext keeps no outbox: a failed delivery is not
-// retried.
+// A failed delivery waits in the manager's outbox, and the deliveries
+// that wait are tried again after each new one.
 func (h *Handlers) deliver(ctx context.Context, o *knowledge.Opened, event string, entries ...*store.Entry) {
 	if len(entries) == 0 || len(o.Config.Adapters) == 0 {
 		return
@@ -43,6 +43,7 @@ func (h *Handlers) deliver(ctx context.Context, o *knowledge.Opened, event strin
 				}
 			}
 		}
+		mgr.RetryKept(bg)
 	}()
 }
 

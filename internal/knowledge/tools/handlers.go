@@ -29,6 +29,7 @@ type Handlers struct {
 	mu        sync.Mutex
 	server    *mcp.Server
 	published *adapters.Publisher
+	stopRetry context.CancelFunc // of the outbox's retries on serving
 	closed    bool
 
 	events sync.WaitGroup // adapter deliveries under way
@@ -63,11 +64,20 @@ func (h *Handlers) Serve(s *mcp.Server) {
 			return
 		}
 		h.mu.Lock()
-		defer h.mu.Unlock()
 		if h.closed || h.published != nil {
+			h.mu.Unlock()
 			return
 		}
 		h.published = m.Publish(s, spec.Name)
+		// The deliveries an earlier run left in the outbox, once; Close
+		// cuts the retries short.
+		ctx, cancel := context.WithCancel(context.Background())
+		h.stopRetry = cancel
+		h.events.Add(1)
+		h.mu.Unlock()
+		defer h.events.Done()
+		defer cancel()
+		m.RetryKept(ctx)
 	}()
 }
 
@@ -77,8 +87,11 @@ func (h *Handlers) Serve(s *mcp.Server) {
 func (h *Handlers) Close() {
 	h.mu.Lock()
 	h.closed = true
-	p := h.published
+	p, stop := h.published, h.stopRetry
 	h.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
 	if p != nil {
 		p.Close()
 	}

@@ -3,10 +3,12 @@ package interop_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -51,13 +53,18 @@ func everythingTools(t *testing.T, node, server string) map[string]*mcp.Tool {
 	return tools
 }
 
-func keys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+func keys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// everythingScript is server-everything's entry point in the npm tree.
+func everythingScript(dir string) string {
+	return filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+}
+
+// finishKnowledge ends the session and validates every message the
+// kontext mcp of startKnowledge wrote.
+func finishKnowledge(t *testing.T, cs *mcp.ClientSession, traces string) {
+	t.Helper()
+	finishKnowledge(t, cs, traces)
 }
 
 // asJSON decodes what the SDK holds (schemas as any) to compare it by value.
@@ -117,7 +124,7 @@ func callText(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 }
 
 func exposingConfig(node, dir string) string {
-	everything := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	everything := everythingScript(dir)
 	return `[adapters.everything]
 driver = "mcp"
 command = [` + quote(node) + `, ` + quote(everything) + `, "stdio"]
@@ -149,7 +156,7 @@ prefix = ""
 // during a forwarded call gets the repository.
 func TestAdaptersExposedTools(t *testing.T) {
 	node, dir := npmDir(t)
-	truth := everythingTools(t, node, filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
+	truth := everythingTools(t, node, everythingScript(dir))
 	for _, era := range []struct{ name, ask string }{{"legacy", "2025-11-25"}, {"modern", "2026-07-28"}} {
 		t.Run(era.name, func(t *testing.T) {
 			repo := gitRepo(t)
@@ -308,8 +315,7 @@ func TestAdaptersExposedTools(t *testing.T) {
 				}
 			})
 
-			_ = cs.Close()
-			validateWire(t, readTraces(t, tracesIn(t, traces)))
+			finishKnowledge(t, cs, traces)
 		})
 	}
 }
@@ -319,7 +325,7 @@ func TestAdaptersExposedTools(t *testing.T) {
 // carries no hints, is left out.
 func TestAdaptersExposedToolsReadOnly(t *testing.T) {
 	node, dir := npmDir(t)
-	truth := everythingTools(t, node, filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
+	truth := everythingTools(t, node, everythingScript(dir))
 	var want []string
 	for name, tool := range truth {
 		if tool.Annotations != nil && tool.Annotations.ReadOnlyHint {
@@ -333,11 +339,11 @@ func TestAdaptersExposedToolsReadOnly(t *testing.T) {
 	repo := gitRepo(t)
 	traces := t.TempDir()
 	cs := startKnowledgeWith(t, knowledgeServer{repo: repo, config: exposingConfig(node, dir), traces: traces, args: []string{"--read-only"}})
-	tools := waitForTools(t, cs, want...)
+	waitForTools(t, cs, want...)
 	// The asker adapter starts as well; give its tools the time to be
 	// listed, were they wrongly admitted.
 	time.Sleep(time.Second)
-	tools = listAll(t, cs)
+	tools := listAll(t, cs)
 	var got []string
 	for name := range tools {
 		if strings.HasPrefix(name, "everything_") {
@@ -352,8 +358,7 @@ func TestAdaptersExposedToolsReadOnly(t *testing.T) {
 		t.Errorf("--read-only lists %v, want %v", got, want)
 	}
 	t.Logf("--read-only: %d of server-everything's %d tools", len(got), len(truth))
-	_ = cs.Close()
-	validateWire(t, readTraces(t, tracesIn(t, traces)))
+	finishKnowledge(t, cs, traces)
 }
 
 func mustMarshal(v any) string {

@@ -105,8 +105,7 @@ tool = "search_nodes"
 		t.Errorf("sources [local] asked the adapter:\n%s", local)
 	}
 	t.Logf("fused answer:\n%s", fused)
-	_ = cs.Close()
-	validateWire(t, readTraces(t, tracesIn(t, traces)))
+	finishKnowledge(t, cs, traces)
 }
 
 // ctxSearch runs ctx_search, which must answer: an adapter's failure is a
@@ -190,8 +189,7 @@ tool = "search"
 	if _, err := os.Stat(marker); err == nil {
 		t.Errorf("the untrusted team adapter ran")
 	}
-	_ = cs.Close()
-	validateWire(t, readTraces(t, tracesIn(t, traces)))
+	finishKnowledge(t, cs, traces)
 }
 
 // @modelcontextprotocol/server-everything as an adapter over stdio: its
@@ -200,7 +198,7 @@ tool = "search"
 func TestAdaptersServerEverythingAsksForRoots(t *testing.T) {
 	node, dir := npmDir(t)
 	repo := gitRepo(t)
-	server := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	server := everythingScript(dir)
 	traces := t.TempDir()
 	cs := startKnowledge(t, repo, `[adapters.everything]
 driver = "mcp"
@@ -215,8 +213,7 @@ tool = "get-roots-list"
 		t.Errorf("the search through get-roots-list does not show the repository %s:\n%s", repo, text)
 	}
 	t.Logf("%s", text)
-	_ = cs.Close()
-	validateWire(t, readTraces(t, tracesIn(t, traces)))
+	finishKnowledge(t, cs, traces)
 }
 
 // An adapter that asks kontext's client for sampling (a TypeScript SDK v1
@@ -238,8 +235,7 @@ tool = "ask-sampling"
 		t.Errorf("the refused sampling request, as ctx_search shows it:\n%s", text)
 	}
 	t.Logf("%s", text)
-	_ = cs.Close()
-	validateWire(t, readTraces(t, tracesIn(t, traces)))
+	finishKnowledge(t, cs, traces)
 }
 
 // An http adapter served by the test: its search op's answer, in one of
@@ -276,8 +272,7 @@ query = { q = "{{query}}" }
 		t.Errorf("the answer quotes the secret")
 	}
 	t.Logf("%s", text)
-	_ = cs.Close()
-	validateWire(t, readTraces(t, tracesIn(t, traces)))
+	finishKnowledge(t, cs, traces)
 }
 
 // server-everything over streamable HTTP as an adapter: one HTTP session,
@@ -288,7 +283,7 @@ func TestAdaptersServerEverythingOverHTTP(t *testing.T) {
 	node, dir := npmDir(t)
 	repo := gitRepo(t)
 	port := freePort(t)
-	everything := exec.Command(node, filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"), "streamableHttp")
+	everything := exec.Command(node, everythingScript(dir), "streamableHttp")
 	everything.Env = append(os.Environ(), "PORT="+itoa(port))
 	said := &syncBuffer{}
 	everything.Stderr = said
@@ -330,8 +325,7 @@ tool = "get-roots-list"
 	if got, isErr := callText(t, cs, "everything_get-roots-list", nil); isErr || !strings.Contains(got, filepath.Base(repo)) {
 		t.Errorf("everything_get-roots-list over streamable HTTP answered %q (isError %v)", got, isErr)
 	}
-	_ = cs.Close()
-	validateWire(t, readTraces(t, tracesIn(t, traces)))
+	finishKnowledge(t, cs, traces)
 }
 
 // @modelcontextprotocol/server-memory as a store: a capture event, mapped
@@ -381,8 +375,7 @@ op = "store"
 		t.Errorf("the memory file holds %q (%v)", saved, err)
 	}
 	t.Logf("found through the memory server:\n%s", found)
-	_ = cs.Close()
-	validateWire(t, readTraces(t, tracesIn(t, traces)))
+	finishKnowledge(t, cs, traces)
 }
 
 // A command adapter through a real kontext mcp: printf as its search op
@@ -432,6 +425,5 @@ op = { command = ["printf", "the %s page", "{{page}}"] }
 	if got, isErr := callText(t, cs, "wiki_page", map[string]any{"page": "oolong"}); isErr || got != "the oolong page" {
 		t.Errorf("wiki_page answered %q (isError %v)", got, isErr)
 	}
-	_ = cs.Close()
-	validateWire(t, readTraces(t, tracesIn(t, traces)))
+	finishKnowledge(t, cs, traces)
 }

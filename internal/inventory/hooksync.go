@@ -34,8 +34,8 @@ func hooksSyncCommand() *cli.Command {
 			&cli.BoolFlag{Name: "once", Usage: "leave out the versions of entries that a sync delivered already (the hooks' runs: a commit and its amend, a rebase and its picks)"},
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 1 {
-				return kcli.UnexpectedArgs(c, c.Args().Slice()[1:])
+			if err := kcli.CheckArgs(c, 1); err != nil {
+				return err
 			}
 			rev := c.Args().First()
 			if rev == "" {

@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -744,7 +745,7 @@ func paramsSchema(raw json.RawMessage) (json.RawMessage, error) {
 	}
 	props := map[string]any{}
 	required := []string{}
-	for _, name := range sortedKeys(obj) {
+	for _, name := range slices.Sorted(maps.Keys(obj)) {
 		var typ string
 		if err := json.Unmarshal(obj[name], &typ); err != nil {
 			return nil, fmt.Errorf("%s: give a type (%s), with ! when required", name, strings.Join(paramTypes, ", "))
@@ -813,13 +814,4 @@ func listOr(names []string) string {
 		return "none"
 	}
 	return strings.Join(names, ", ")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

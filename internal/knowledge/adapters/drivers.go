@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 )
@@ -51,7 +53,7 @@ func (rt *runtime) callHTTP(ctx context.Context, op *Op, sc scope) (any, error) 
 	}
 	if len(op.Query) > 0 {
 		q := u.Query()
-		for _, k := range sortedKeys(op.Query) {
+		for _, k := range slices.Sorted(maps.Keys(op.Query)) {
 			v, err := r.String(op.Query[k], sc)
 			if err != nil {
 				return nil, fmt.Errorf("query.%s: %w", k, err)

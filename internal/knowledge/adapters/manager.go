@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -151,7 +153,8 @@ func NewManager(opts Options) *Manager {
 }
 
 // Configure replaces the definitions. An adapter whose definition is
-// unchanged keeps running; a changed or removed one is stopped.
+// unchanged keeps running; a changed or removed one is stopped, and its
+// published tools follow the new definition.
 func (m *Manager) Configure(defs []*Definition) {
 	m.mu.Lock()
 	next := map[string]*runtime{}
@@ -168,12 +171,28 @@ func (m *Manager) Configure(defs []*Definition) {
 			stop = append(stop, old)
 		}
 	}
+	var changed []string
+	for name, rt := range next {
+		if m.adapters[name] != rt {
+			changed = append(changed, name)
+		}
+	}
+	for name := range m.adapters {
+		if next[name] == nil {
+			changed = append(changed, name)
+		}
+	}
 	m.adapters = next
 	m.mu.Unlock()
 	for _, rt := range stop {
 		rt.close()
 	}
 	m.persist()
+	// Whoever publishes the adapters' tools hears of every adapter that
+	// came, went or changed its definition.
+	for _, name := range changed {
+		m.toolsChanged(name)
+	}
 }
 
 // SetTrust replaces the trust the manager consults (after kontext trust).
@@ -645,7 +664,7 @@ func (rt *runtime) baseScope() scope {
 	}
 	sc["vars"] = vars
 	r := rt.renderer()
-	for _, k := range sortedKeys(rt.def.Vars) {
+	for _, k := range slices.Sorted(maps.Keys(rt.def.Vars)) {
 		// Adapter vars are templates themselves, over the global ones.
 		v, err := r.String(rt.def.Vars[k], sc)
 		if err != nil {
@@ -1019,7 +1038,7 @@ func (rt *runtime) renderMap(m map[string]string, sc scope, field string) (map[s
 	}
 	r := rt.renderer()
 	out := make(map[string]string, len(m))
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		v, err := r.String(m[k], sc)
 		if err != nil {
 			return nil, fmt.Errorf("%s.%s: %w", field, k, err)
@@ -1067,7 +1086,7 @@ func (rt *runtime) command(argv []string, cwd string, env, opEnv map[string]stri
 		if err != nil {
 			return nil, err
 		}
-		for _, k := range sortedKeys(vals) {
+		for _, k := range slices.Sorted(maps.Keys(vals)) {
 			cmd.Env = append(cmd.Env, k+"="+vals[k])
 		}
 	}

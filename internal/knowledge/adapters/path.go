@@ -2,6 +2,8 @@ package adapters
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -100,7 +102,7 @@ func (p jsonPath) eval(root any) []any {
 				case []any:
 					next = append(next, x...)
 				case map[string]any:
-					for _, k := range sortedKeys(x) {
+					for _, k := range slices.Sorted(maps.Keys(x)) {
 						next = append(next, x[k])
 					}
 				}

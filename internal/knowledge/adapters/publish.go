@@ -123,12 +123,10 @@ func (p *Publisher) start(name string) {
 }
 
 // changed re-publishes an adapter whose server changed its tool list or
-// started again.
+// started again, or whose definition came, went or changed: the declared
+// tools follow the configuration, and an adapter that no longer exposes
+// tools (or is gone) takes its tools away.
 func (p *Publisher) changed(adapter string) {
-	rt, err := p.m.get(adapter)
-	if err != nil || !p.exposes(rt) {
-		return
-	}
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -138,11 +136,15 @@ func (p *Publisher) changed(adapter string) {
 	p.mu.Unlock()
 	go func() {
 		defer p.wg.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
-		defer cancel()
-		if err := p.syncExposed(ctx, adapter); err != nil {
-			p.m.log.Warn("adapter tools not re-published", "adapter", adapter, "error", err)
+		p.syncDeclared()
+		rt, err := p.m.get(adapter)
+		if err != nil || !p.exposes(rt) {
+			if err := p.replace(adapter, nil); err != nil {
+				p.m.log.Warn("adapter tools not withdrawn", "adapter", adapter, "error", err)
+			}
+			return
 		}
+		p.start(adapter)
 	}()
 }
 

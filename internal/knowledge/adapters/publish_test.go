@@ -186,3 +186,68 @@ func FuzzExposedName(f *testing.F) {
 		}
 	})
 }
+
+// A configuration that changes while kontext serves takes the published
+// tools along: an adapter that stops exposing takes its tools away, and
+// exposing again (with a declared tool added) brings them back.
+func TestPublishFollowsTheConfiguration(t *testing.T) {
+	exposing := func(extra map[string]any) *Definition {
+		return helperMCP(t, "memory", map[string]any{"search": op("tool", "search_nodes")}, extra)
+	}
+	m, _ := newManager(t, Options{}, exposing(map[string]any{"expose": []any{"pid"}}))
+	ts := &mcp.Toolset{Name: "knowledge"}
+	var p *Publisher
+	ts.OnServe = func(s *mcp.Server) { p = m.Publish(s, "knowledge") }
+	srv, err := mcp.NewServer(mcp.Implementation{Name: "kontext", Version: "t"}, mcp.Options{}, ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Serving()
+	t.Cleanup(func() { p.Close() })
+	names := func() string {
+		var out []string
+		for _, tl := range srv.Tools() {
+			out = append(out, tl.Name)
+		}
+		return strings.Join(out, ",")
+	}
+	waitFor := func(want string) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); names() != want; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("tools %q, want %q", names(), want)
+			}
+		}
+	}
+	waitFor("memory_pid")
+	m.Configure([]*Definition{exposing(nil)})
+	waitFor("")
+	m.Configure([]*Definition{exposing(map[string]any{
+		"expose": "all",
+		"tools":  []any{map[string]any{"name": "lookup", "op": "search", "params": map[string]any{"query": "string!"}}},
+	})})
+	waitAll(t, srv, "lookup", "memory_pid", "memory_search_nodes")
+	m.Configure(nil)
+	waitFor("")
+}
+
+// waitAll waits until srv serves every name.
+func waitAll(t *testing.T, srv *mcp.Server, names ...string) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		served := map[string]bool{}
+		for _, tl := range srv.Tools() {
+			served[tl.Name] = true
+		}
+		all := true
+		for _, n := range names {
+			all = all && served[n]
+		}
+		if all {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("served %v, want %v", served, names)
+		}
+	}
+}

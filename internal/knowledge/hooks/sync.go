@@ -68,27 +68,41 @@ type Committed struct {
 // relative to base (rev's first parent when base is ""), parsed as rev
 // holds them, ordered by path.
 func CommittedEntries(ctx context.Context, repo *git.Repo, st *store.Store, base, rev string) ([]Committed, error) {
-	changes, err := repo.DiffTree(ctx, base, rev)
+	paths, err := changedEntries(ctx, repo, st, base, rev)
 	if err != nil {
 		return nil, err
 	}
 	var out []Committed
-	for _, c := range changes {
-		if c.Status == 'D' || !st.IsEntryPath(c.Path) {
-			continue
-		}
-		data, ok, err := repo.FileAt(ctx, rev, c.Path)
+	for _, p := range paths {
+		data, ok, err := repo.FileAt(ctx, rev, p)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			continue
 		}
-		kind, _ := st.KindOf(c.Path)
+		kind, _ := st.KindOf(p)
 		sum := sha256.Sum256(data)
-		out = append(out, Committed{Entry: store.Parse(c.Path, data, kind), Version: hex.EncodeToString(sum[:])})
+		out = append(out, Committed{Entry: store.Parse(p, data, kind), Version: hex.EncodeToString(sum[:])})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Entry.Path < out[j].Entry.Path })
+	return out, nil
+}
+
+// changedEntries lists, sorted, the paths of the entries that rev adds or
+// changes relative to base: what the hook asks before it starts a
+// delivery, without reading them.
+func changedEntries(ctx context.Context, repo *git.Repo, st *store.Store, base, rev string) ([]string, error) {
+	changes, err := repo.DiffTree(ctx, base, rev)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, c := range changes {
+		if c.Status != 'D' && st.IsEntryPath(c.Path) {
+			out = append(out, c.Path)
+		}
+	}
+	sort.Strings(out)
 	return out, nil
 }
 
@@ -130,8 +144,8 @@ func (r *runner) startSync(ctx context.Context, hook string, args []string) {
 	if !ok || base == head {
 		return
 	}
-	entries, err := CommittedEntries(ctx, r.repo, r.st, base, head)
-	if err != nil || len(entries) == 0 {
+	paths, err := changedEntries(ctx, r.repo, r.st, base, head)
+	if err != nil || len(paths) == 0 {
 		return
 	}
 	if err := r.opts.StartSync(base, head, SyncLog(r.repo)); err != nil {

@@ -64,7 +64,8 @@ func everythingScript(dir string) string {
 // kontext mcp of startKnowledge wrote.
 func finishKnowledge(t *testing.T, cs *mcp.ClientSession, traces string) {
 	t.Helper()
-	finishKnowledge(t, cs, traces)
+	_ = cs.Close()
+	validateWire(t, readTraces(t, tracesIn(t, traces)))
 }
 
 // asJSON decodes what the SDK holds (schemas as any) to compare it by value.
